@@ -1,0 +1,45 @@
+"""Kernel backends. Each backend is one module that implements the same few primitives.
+
+The contract (what ``minitorch/dispatch.py`` calls; the reference backend is the spec):
+
+A kernel never sees a Tensor. It sees ``Strided`` operands: ``(storage, shape, strides,
+offset)``, where ``storage`` is the flat 1-D array of the operand's device (a NumPy array
+on "cpu"). Dispatch has already checked everything, so a kernel may assume:
+
+* every index it computes is inside its storage (no bounds checks in kernels);
+* for ``map``/``zip``/``where`` every input has exactly the output's shape (broadcast
+  inputs arrive as stride-0 views) and the inputs share one dtype; ``out`` may have
+  another dtype (comparisons write bool, ``copy`` converts);
+* ``out`` never overlaps an input in memory unless it is the very same layout;
+* ``reduce``/``arg_reduce``: ``out`` has the input's shape with ``shape[dim] == 1``;
+* ``matmul``: ``a`` is ``[B, n, k]``, ``b`` is ``[B, k, m]``, ``out`` is ``[B, n, m]``,
+  all one dtype (batch strides may be 0 for broadcasting);
+* ``gather``/``scatter_add``: ``index`` is int64, has the shape of ``out`` (gather) or
+  ``src`` (scatter_add), and every value is a valid index along ``dim``.
+
+Functions each backend module provides::
+
+    NAME: str; DEVICE_TYPE: str ("cpu" or "cuda")
+    empty(numel, numpy_dtype) -> storage          # uninitialised flat storage
+    from_numpy(array) -> storage                  # copy a 1-D NumPy array onto the device
+    to_numpy(storage) -> numpy array              # copy back (CPU backends: no copy)
+    map(op, out, a)                  out[i] = f(a[i])                  f = MAP_OPS[op].fn
+    zip(op, out, a, b)               out[i] = f(a[i], b[i])            f = ZIP_OPS[op].fn
+    where(out, cond, a, b)           out[i] = a[i] if cond[i] else b[i]
+    reduce(op, out, a, dim)          out[.., 0, ..] = fold of a[.., j, ..] over j
+    arg_reduce(op, out, a, dim)      index j of the first max ("argmax") or min ("argmin")
+    matmul(out, a, b)                out[z, i, j] = sum_k a[z, i, k] * b[z, k, j]
+    gather(out, a, dim, index)       out[i][j][k] = a[i][index[i][j][k]][k]      (dim 1)
+    scatter_add(out, dim, index, src) out[i][index[i][j][k]][k] += src[i][j][k]  (dim 1)
+"""
+
+from typing import Any, NamedTuple
+
+
+class Strided(NamedTuple):
+    """What a kernel sees of a tensor: the flat storage and how to read it."""
+
+    storage: Any
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int

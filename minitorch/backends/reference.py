@@ -1,0 +1,172 @@
+"""The reference backend: plain Python loops over strided storage.
+
+This file is the *executable specification* of every kernel. It is slow on purpose:
+each kernel is the simplest loop that is obviously right, so the fast backends (Numba,
+CUDA) are tested against it. Read it first.
+
+Every kernel follows the same recipe:
+
+1. walk the output elements by *ordinal* 0, 1, 2, ... (row-major order);
+2. turn the ordinal into a multi-index (``ordinal_to_index``);
+3. turn the multi-index into a storage position for each operand, with that operand's
+   own strides and offset (``index_to_position``);
+4. read, compute with a scalar function from the scalar-op table, write.
+
+See ``minitorch/backends/__init__.py`` for what dispatch guarantees before a kernel runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitorch.backends import Strided
+from minitorch.layout import index_to_position, numel, ordinal_to_index
+from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
+
+NAME = "reference"
+DEVICE_TYPE = "cpu"
+
+
+def empty(count: int, numpy_dtype: np.dtype) -> np.ndarray:
+    """A new flat storage of ``count`` cells (values undefined until written)."""
+    return np.empty(count, dtype=numpy_dtype)
+
+
+def from_numpy(array: np.ndarray) -> np.ndarray:
+    """CPU storage *is* a NumPy array: nothing to copy."""
+    return array
+
+
+def to_numpy(storage: np.ndarray) -> np.ndarray:
+    return storage
+
+
+def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
+    """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
+    f = MAP_OPS[op].fn
+    index = [0] * len(out.shape)
+    with np.errstate(all="ignore"):  # exp(1000) is inf, log(-1) is nan: IEEE, no warning
+        for ordinal in range(numel(out.shape)):
+            ordinal_to_index(ordinal, out.shape, index)
+            value = a.storage[index_to_position(index, a.strides, a.offset)]
+            out.storage[index_to_position(index, out.strides, out.offset)] = f(value)
+
+
+def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
+    """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``.
+
+    ``a`` and ``b`` already have the output's shape: a broadcast input arrives as a view
+    with stride 0 along the stretched dimensions, so it re-reads the same cells.
+    """
+    f = ZIP_OPS[op].fn
+    index = [0] * len(out.shape)
+    with np.errstate(all="ignore"):
+        for ordinal in range(numel(out.shape)):
+            ordinal_to_index(ordinal, out.shape, index)
+            x = a.storage[index_to_position(index, a.strides, a.offset)]
+            y = b.storage[index_to_position(index, b.strides, b.offset)]
+            out.storage[index_to_position(index, out.strides, out.offset)] = f(x, y)
+
+
+def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
+    """``for i: out[i] = a[i] if cond[i] else b[i]``."""
+    index = [0] * len(out.shape)
+    for ordinal in range(numel(out.shape)):
+        ordinal_to_index(ordinal, out.shape, index)
+        source = a if cond.storage[index_to_position(index, cond.strides, cond.offset)] else b
+        value = source.storage[index_to_position(index, source.strides, source.offset)]
+        out.storage[index_to_position(index, out.strides, out.offset)] = value
+
+
+def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
+    """Fold dimension ``dim`` of ``a`` into ``out`` (which has size 1 there)::
+
+        for each out index o:
+            acc = identity                  (or a[o with dim=0] when there is none)
+            for j in range(a.shape[dim]):  acc = combine(acc, a[o with dim=j])
+            out[o] = acc
+    """
+    reduction = REDUCE_OPS[op]
+    combine = reduction.combine.fn
+    index = [0] * len(out.shape)
+    with np.errstate(all="ignore"):
+        for ordinal in range(numel(out.shape)):
+            ordinal_to_index(ordinal, out.shape, index)
+            out_position = index_to_position(index, out.strides, out.offset)
+            if reduction.identity is None:  # max/min: start from the first element
+                acc = a.storage[index_to_position(index, a.strides, a.offset)]
+                start = 1
+            else:
+                acc = out.storage.dtype.type(reduction.identity)
+                start = 0
+            for j in range(start, a.shape[dim]):
+                index[dim] = j
+                acc = combine(acc, a.storage[index_to_position(index, a.strides, a.offset)])
+            index[dim] = 0
+            out.storage[out_position] = acc
+
+
+def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
+    """Write the index along ``dim`` of the first largest (``argmax``) or smallest
+    (``argmin``) element. NaN counts as larger and smaller than everything, like PyTorch.
+    """
+    index = [0] * len(out.shape)
+    for ordinal in range(numel(out.shape)):
+        ordinal_to_index(ordinal, out.shape, index)
+        best_j = 0
+        best = a.storage[index_to_position(index, a.strides, a.offset)]
+        for j in range(1, a.shape[dim]):
+            index[dim] = j
+            value = a.storage[index_to_position(index, a.strides, a.offset)]
+            if best != best:  # NaN already found: it stays the answer
+                break
+            better = value > best if op == "argmax" else value < best
+            if better or value != value:
+                best, best_j = value, j
+        index[dim] = 0
+        out.storage[index_to_position(index, out.strides, out.offset)] = best_j
+
+
+def matmul(out: Strided, a: Strided, b: Strided) -> None:
+    """Batched matrix product ``out[z] = a[z] @ b[z]``::
+
+        for z, i, j:  out[z, i, j] = sum over k of a[z, i, k] * b[z, k, j]
+    """
+    batch, rows, cols = out.shape
+    inner = a.shape[2]
+    zero = out.storage.dtype.type(0)
+    for z in range(batch):
+        for i in range(rows):
+            for j in range(cols):
+                acc = zero
+                for k in range(inner):
+                    x = a.storage[index_to_position((z, i, k), a.strides, a.offset)]
+                    y = b.storage[index_to_position((z, k, j), b.strides, b.offset)]
+                    acc = acc + x * y
+                out.storage[index_to_position((z, i, j), out.strides, out.offset)] = acc
+
+
+def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
+    """``out[i][j][k] = a[i][index[i][j][k]][k]`` (shown for ``dim == 1``): copy the
+    output's multi-index, but along ``dim`` read the position the index tensor names."""
+    where_ = [0] * len(out.shape)
+    for ordinal in range(numel(out.shape)):
+        ordinal_to_index(ordinal, out.shape, where_)
+        chosen = index.storage[index_to_position(where_, index.strides, index.offset)]
+        source = list(where_)
+        source[dim] = int(chosen)
+        value = a.storage[index_to_position(source, a.strides, a.offset)]
+        out.storage[index_to_position(where_, out.strides, out.offset)] = value
+
+
+def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
+    """``out[i][index[i][j][k]][k] += src[i][j][k]`` (shown for ``dim == 1``): the
+    reverse of ``gather``. Several sources may land on one cell; they all add up."""
+    where_ = [0] * len(src.shape)
+    for ordinal in range(numel(src.shape)):
+        ordinal_to_index(ordinal, src.shape, where_)
+        chosen = index.storage[index_to_position(where_, index.strides, index.offset)]
+        target = list(where_)
+        target[dim] = int(chosen)
+        position = index_to_position(target, out.strides, out.offset)
+        out.storage[position] += src.storage[index_to_position(where_, src.strides, src.offset)]

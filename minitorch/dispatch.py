@@ -1,0 +1,282 @@
+"""Dispatch: choose the kernel for each call, and record what ran.
+
+Every operation on tensors ends in a call to one of the *primitives* below (``map``,
+``zip``, ``where``, ``reduce``, ``arg_reduce``, ``matmul``, ``gather``,
+``scatter_add``). Dispatch is the only place that knows backends exist. For each call it
+
+1. checks that all tensors live on one device (else PyTorch's ``RuntimeError``);
+2. picks the backend chosen for that device (``set_backend`` / ``with backend(...)``);
+3. hands the kernel plain ``Strided`` operands (storage, shape, strides, offset);
+4. when tracing is on, records the call: op, primitive, backend, dtype, shapes,
+   strides, contiguity and time. The dispatch viewer and the notebooks read these.
+
+Set ``MINITORCH_DEBUG=1`` to print each call to stderr (``=2`` adds the strides).
+
+    >>> with minitorch.dispatch.trace() as calls:
+    ...     y = x.exp() + 1
+    >>> [c.primitive for c in calls]
+    ['map', 'zip']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from minitorch.backends import Strided
+from minitorch.layout import is_contiguous
+
+# name -> (module, device type). Modules are imported on first use.
+BACKENDS: dict[str, tuple[str, str]] = {
+    "reference": ("minitorch.backends.reference", "cpu"),
+    "numba": ("minitorch.backends.numba_cpu", "cpu"),
+    "cuda": ("minitorch.backends.cuda", "cuda"),
+}
+DEFAULT_BACKEND = {"cpu": os.environ.get("MINITORCH_CPU_BACKEND", "reference"), "cuda": "cuda"}
+
+_active: dict[str, str] = dict(DEFAULT_BACKEND)
+_loaded: dict[str, ModuleType] = {}
+
+
+def load_backend(name: str) -> ModuleType:
+    """The backend module called ``name`` (imported on first use)."""
+    if name not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r}; choose one of {sorted(BACKENDS)}")
+    if name not in _loaded:
+        _loaded[name] = importlib.import_module(BACKENDS[name][0])
+    return _loaded[name]
+
+
+def set_backend(device: str, name: str) -> None:
+    """Use backend ``name`` for every later call on ``device`` ("cpu" or "cuda").
+
+    >>> minitorch.set_backend("cpu", "reference")   # the plain-Python loops
+    """
+    device_type = str(device).split(":")[0]
+    if name not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r}; choose one of {sorted(BACKENDS)}")
+    if BACKENDS[name][1] != device_type:
+        raise ValueError(f"backend {name!r} runs on {BACKENDS[name][1]!r}, not {device_type!r}")
+    load_backend(name)
+    _active[device_type] = name
+
+
+def get_backend(device: str = "cpu") -> str:
+    """The name of the backend currently used for ``device``."""
+    return _active[str(device).split(":")[0]]
+
+
+@contextlib.contextmanager
+def backend(name: str, device: str | None = None) -> Iterator[None]:
+    """Use backend ``name`` inside a ``with`` block, then restore the previous one."""
+    device_type = device or BACKENDS.get(name, (None, "cpu"))[1]
+    previous = get_backend(device_type)
+    set_backend(device_type, name)
+    try:
+        yield
+    finally:
+        _active[device_type] = previous
+
+
+def kernels_for(device_type: str) -> ModuleType:
+    """The backend module that runs calls on ``device_type``."""
+    return load_backend(_active[device_type])
+
+
+# --------------------------------------------------------------------------------------
+# Storage on a device
+# --------------------------------------------------------------------------------------
+
+
+def empty(count: int, numpy_dtype: Any, device_type: str) -> Any:
+    return kernels_for(device_type).empty(count, numpy_dtype)
+
+
+def from_numpy(array: Any, device_type: str) -> Any:
+    return kernels_for(device_type).from_numpy(array)
+
+
+def to_numpy(storage: Any, device_type: str) -> Any:
+    return kernels_for(device_type).to_numpy(storage)
+
+
+# --------------------------------------------------------------------------------------
+# Tracing
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class DispatchRecord:
+    """One dispatched kernel call, as the dispatch viewer shows it."""
+
+    op: str  # the user-facing operation (e.g. "Mul" or "SumBackward")
+    phase: str  # "forward" or "backward"
+    primitive: str  # map, zip, reduce, ...
+    kernel: str  # the scalar op inside the primitive (exp, add...) or the primitive
+    backend: str
+    device: str
+    dtype: str
+    shapes: tuple[tuple[int, ...], ...]  # output first, then inputs
+    strides: tuple[tuple[int, ...], ...]
+    contiguous: tuple[bool, ...]
+    path: str  # "contiguous" when every operand is contiguous, else "strided"
+    seconds: float
+
+
+class DispatchTrace(list):
+    """The records of one ``trace()`` block, with totals per op and per backend."""
+
+    def totals(self, key: str = "op") -> dict[str, tuple[int, float]]:
+        """``{key value: (number of calls, total seconds)}``, e.g. ``key="backend"``."""
+        result: dict[str, tuple[int, float]] = {}
+        for record in self:
+            count, seconds = result.get(getattr(record, key), (0, 0.0))
+            result[getattr(record, key)] = (count + 1, seconds + record.seconds)
+        return result
+
+
+_traces: list[DispatchTrace] = []
+_op_stack: list[tuple[str, str]] = []
+_debug = int(os.environ.get("MINITORCH_DEBUG", "0") or 0)
+
+
+@contextlib.contextmanager
+def trace() -> Iterator[DispatchTrace]:
+    """Record every dispatched call inside the block into the returned list."""
+    records = DispatchTrace()
+    _traces.append(records)
+    try:
+        yield records
+    finally:
+        _traces.remove(records)
+
+
+@contextlib.contextmanager
+def op_context(name: str, phase: str = "forward") -> Iterator[None]:
+    """Name the user-facing op whose kernels run inside (autograd's Function sets it)."""
+    _op_stack.append((name, phase))
+    try:
+        yield
+    finally:
+        _op_stack.pop()
+
+
+def set_debug(level: int) -> None:
+    """Like ``MINITORCH_DEBUG``: 1 prints each call to stderr, 2 adds strides."""
+    global _debug
+    _debug = level
+
+
+# --------------------------------------------------------------------------------------
+# The primitives
+# --------------------------------------------------------------------------------------
+
+
+def _strided(t: Any) -> Strided:
+    return Strided(t._storage, t._shape, t._strides, t._offset)
+
+
+def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any:
+    device = out.device
+    for t in inputs:
+        if t.device != device:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {device} and {t.device}! Move them with .to(device) first."
+            )
+    module = kernels_for(device.type)
+    if not (_traces or _debug):
+        call(module)
+        return out
+    start = time.perf_counter()
+    call(module)
+    seconds = time.perf_counter() - start
+    operands = (out, *inputs)
+    contiguous = tuple(is_contiguous(t._shape, t._strides) for t in operands)
+    op, phase = _op_stack[-1] if _op_stack else (kernel, "forward")
+    record = DispatchRecord(
+        op=op,
+        phase=phase,
+        primitive=primitive,
+        kernel=kernel,
+        backend=module.NAME,
+        device=str(device),
+        dtype=(inputs[0] if inputs else out).dtype.name,
+        shapes=tuple(t._shape for t in operands),
+        strides=tuple(t._strides for t in operands),
+        contiguous=contiguous,
+        path="contiguous" if all(contiguous) else "strided",
+        seconds=seconds,
+    )
+    for records in _traces:
+        records.append(record)
+    if _debug:
+        shapes = " ".join(str(list(s)) for s in record.shapes)
+        line = f"[minitorch] {op:>16} {primitive}:{kernel} {module.NAME} {record.dtype} {shapes}"
+        if _debug >= 2:
+            line += f" strides={list(record.strides)} {record.path}"
+        print(f"{line} {seconds * 1e6:.1f}us", file=sys.stderr)
+    return out
+
+
+def map(op: str, out: Any, a: Any) -> Any:  # noqa: A001 (the primitive's name)
+    return _run("map", op, out, (a,), lambda k: k.map(op, _strided(out), _strided(a)))
+
+
+def zip(op: str, out: Any, a: Any, b: Any) -> Any:  # noqa: A001
+    return _run(
+        "zip", op, out, (a, b), lambda k: k.zip(op, _strided(out), _strided(a), _strided(b))
+    )
+
+
+def where(out: Any, cond: Any, a: Any, b: Any) -> Any:
+    return _run(
+        "where",
+        "where",
+        out,
+        (cond, a, b),
+        lambda k: k.where(_strided(out), _strided(cond), _strided(a), _strided(b)),
+    )
+
+
+def reduce(op: str, out: Any, a: Any, dim: int) -> Any:
+    return _run("reduce", op, out, (a,), lambda k: k.reduce(op, _strided(out), _strided(a), dim))
+
+
+def arg_reduce(op: str, out: Any, a: Any, dim: int) -> Any:
+    return _run(
+        "arg_reduce", op, out, (a,), lambda k: k.arg_reduce(op, _strided(out), _strided(a), dim)
+    )
+
+
+def matmul(out: Any, a: Any, b: Any) -> Any:
+    return _run(
+        "matmul", "matmul", out, (a, b), lambda k: k.matmul(_strided(out), _strided(a), _strided(b))
+    )
+
+
+def gather(out: Any, a: Any, dim: int, index: Any) -> Any:
+    return _run(
+        "gather",
+        "gather",
+        out,
+        (a, index),
+        lambda k: k.gather(_strided(out), _strided(a), dim, _strided(index)),
+    )
+
+
+def scatter_add(out: Any, dim: int, index: Any, src: Any) -> Any:
+    return _run(
+        "scatter_add",
+        "scatter_add",
+        out,
+        (index, src),
+        lambda k: k.scatter_add(_strided(out), dim, _strided(index), _strided(src)),
+    )

@@ -1,0 +1,369 @@
+"""Layout: how a tensor's logical elements sit in its flat storage.
+
+A tensor is a 1-D *storage* plus three numbers that say how to read it:
+
+* ``shape``   -- how many elements along each dimension, e.g. ``(2, 3)``;
+* ``strides`` -- how many storage cells to jump to move one step along each dimension;
+* ``offset``  -- where element ``(0, 0, ...)`` lives in the storage.
+
+The element at index ``(i0, i1, ...)`` lives at storage position::
+
+    position = offset + i0 * strides[0] + i1 * strides[1] + ...
+
+Every *view* (``permute``, ``expand``, slicing, ``view``, ``as_strided``...) is just a new
+``(shape, strides, offset)`` over the same storage: nothing is copied. The functions in
+this file compute those triples. They are pure functions on tuples, with no tensors and
+no NumPy, so they are easy to read and to test. The index helpers at the top
+(``index_to_position``, ``ordinal_to_index``) only use loops and
+indexing, so the Numba backend compiles the very same functions.
+
+Example::
+
+    >>> contiguous_strides((2, 3))
+    (3, 1)
+    >>> permute((2, 3), (3, 1), 0, (1, 0))
+    ((3, 2), (1, 3), 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+Shape = tuple[int, ...]
+Strides = tuple[int, ...]
+Layout = tuple[Shape, Strides, int]  # (shape, strides, offset)
+
+
+# --------------------------------------------------------------------------------------
+# Index arithmetic (also compiled by Numba: loops and indexing only)
+# --------------------------------------------------------------------------------------
+
+
+def index_to_position(index, strides, offset):
+    """Storage position of a multi-index: ``offset + sum(index[d] * strides[d])``."""
+    position = offset
+    for d in range(len(index)):
+        position += index[d] * strides[d]
+    return position
+
+
+def ordinal_to_index(ordinal, shape, out_index):
+    """Write into ``out_index`` the multi-index of the ``ordinal``-th element in row-major
+    order. For shape ``(2, 3)``: ordinal 4 -> index ``(1, 1)``.
+
+    The last dimension changes fastest, like the digits of a number whose bases are the
+    sizes: we peel digits off from the right.
+    """
+    remaining = ordinal
+    for d in range(len(shape) - 1, -1, -1):
+        out_index[d] = remaining % shape[d]
+        remaining = remaining // shape[d]
+
+
+# --------------------------------------------------------------------------------------
+# Basic facts about a layout
+# --------------------------------------------------------------------------------------
+
+
+def numel(shape: Sequence[int]) -> int:
+    """Number of elements: the product of the sizes (1 for a 0-d tensor)."""
+    count = 1
+    for size in shape:
+        count *= size
+    return count
+
+
+def contiguous_strides(shape: Sequence[int]) -> Strides:
+    """Row-major strides: the last dimension has stride 1, each earlier one jumps over
+    a whole block of the later ones. ``(2, 3, 4)`` -> ``(12, 4, 1)``."""
+    strides = []
+    step = 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """True when the elements sit in storage in row-major order with no gaps.
+
+    Like PyTorch, the stride of a dimension of size 1 does not matter (you never step
+    along it), and a tensor with no elements is contiguous.
+    """
+    if numel(shape) == 0:
+        return True
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def storage_span(shape: Sequence[int], strides: Sequence[int], offset: int) -> tuple[int, int]:
+    """The lowest and highest storage position the layout touches (``(offset, offset-1)``
+    for an empty tensor, which touches nothing)."""
+    if numel(shape) == 0:
+        return offset, offset - 1
+    low = high = offset
+    for size, stride in zip(shape, strides):
+        reach = (size - 1) * stride
+        if reach >= 0:
+            high += reach
+        else:
+            low += reach
+    return low, high
+
+
+def normalize_dim(dim: int, ndim: int) -> int:
+    """Turn a possibly negative ``dim`` into ``0 <= dim < ndim`` (a 0-d tensor accepts
+    ``0`` and ``-1``, like PyTorch). Raises ``IndexError`` naming the valid range."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, but got {type(dim).__name__}")
+    rank = max(ndim, 1)
+    if not -rank <= dim < rank:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+            f"but got {dim})"
+        )
+    return dim % rank
+
+
+def normalize_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """Normalize ``dim`` arguments of reductions: ``None`` means every dimension, an int
+    one dimension, a sequence several (each at most once)."""
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, int):
+        dims = (dims,)
+    result = tuple(sorted(normalize_dim(d, ndim) for d in dims))
+    if len(set(result)) != len(result):
+        raise RuntimeError(f"dim {tuple(dims)} appears multiple times in the list of dims")
+    return tuple(d for d in result if d < ndim)
+
+
+# --------------------------------------------------------------------------------------
+# Broadcasting
+# --------------------------------------------------------------------------------------
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
+    """The shape two or more tensors broadcast to (NumPy and PyTorch rules).
+
+    Align the shapes from the right; in each position the sizes must be equal or 1, and
+    the result takes the larger. Missing leading dimensions count as 1::
+
+        (4, 1, 3) and (2, 1) -> (4, 2, 3)
+    """
+    ndim = max((len(shape) for shape in shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        for i, size in enumerate(shape):
+            d = ndim - len(shape) + i
+            if result[d] == 1:
+                result[d] = size
+            elif size != 1 and size != result[d]:
+                raise RuntimeError(
+                    f"The size of tensor a ({result[d]}) must match the size of tensor b "
+                    f"({size}) at non-singleton dimension {d}. Shapes {_show_all(shapes)} "
+                    f"do not broadcast: align them from the right, and each pair of sizes "
+                    f"must be equal or one of them 1."
+                )
+    return tuple(result)
+
+
+def _show_all(shapes: Sequence[Sequence[int]]) -> str:
+    return ", ".join(str(list(shape)) for shape in shapes)
+
+
+# --------------------------------------------------------------------------------------
+# View rules: each returns the new (shape, strides, offset) over the same storage
+# --------------------------------------------------------------------------------------
+
+
+def permute(shape: Shape, strides: Strides, offset: int, dims: Sequence[int]) -> Layout:
+    """Reorder the dimensions: dimension ``d`` of the result is ``dims[d]`` of the input."""
+    ndim = len(shape)
+    if len(dims) != ndim:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+            f"the length of the desired ordering of dimensions i.e. input.dim() = {ndim} is "
+            f"not equal to len(dims) = {len(dims)}"
+        )
+    order = [normalize_dim(d, ndim) for d in dims]
+    if len(set(order)) != ndim:
+        raise RuntimeError(f"permute(): duplicate dims are not allowed in {tuple(dims)}")
+    return tuple(shape[d] for d in order), tuple(strides[d] for d in order), offset
+
+
+def expand(shape: Shape, strides: Strides, offset: int, sizes: Sequence[int]) -> Layout:
+    """Broadcast to ``sizes`` without copying: a stretched dimension gets stride 0, so
+    every index along it reads the same storage cell. ``-1`` keeps a size."""
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
+            f"to the number of dimensions in the tensor ({len(shape)})"
+        )
+    extra = len(sizes) - len(shape)
+    new_shape, new_strides = [], []
+    for d, size in enumerate(sizes):
+        if d < extra:  # a new leading dimension
+            if size < 0:
+                raise RuntimeError(
+                    f"expand: -1 is not allowed in a leading, non-existing dimension {d}"
+                )
+            new_shape.append(size)
+            new_strides.append(0)
+            continue
+        old = shape[d - extra]
+        if size == -1 or size == old:
+            new_shape.append(old)
+            new_strides.append(strides[d - extra])
+        elif old == 1:
+            new_shape.append(size)
+            new_strides.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({size}) must match the existing size "
+                f"({old}) at non-singleton dimension {d}.  Target sizes: {list(sizes)}.  "
+                f"Tensor sizes: {list(shape)}"
+            )
+    return tuple(new_shape), tuple(new_strides), offset
+
+
+def squeeze(shape: Shape, strides: Strides, offset: int, dims: Sequence[int]) -> Layout:
+    """Drop the listed dimensions that have size 1 (others are kept, as in PyTorch)."""
+    keep = [d for d in range(len(shape)) if not (d in dims and shape[d] == 1)]
+    return tuple(shape[d] for d in keep), tuple(strides[d] for d in keep), offset
+
+
+def unsqueeze(shape: Shape, strides: Strides, offset: int, dim: int) -> Layout:
+    """Insert a dimension of size 1 at ``dim`` (``0 <= dim <= ndim``). Its stride is
+    what a contiguous tensor would have there, like PyTorch."""
+    new_stride = shape[dim] * strides[dim] if dim < len(shape) else 1
+    return (
+        shape[:dim] + (1,) + shape[dim:],
+        strides[:dim] + (new_stride,) + strides[dim:],
+        offset,
+    )
+
+
+def slice_dim(
+    shape: Shape, strides: Strides, offset: int, dim: int, start: int, stop: int, step: int
+) -> Layout:
+    """Keep ``start:stop:step`` of one dimension (Python's slice rules, step > 0).
+
+    The offset moves to the first kept element and the stride multiplies by ``step``.
+    """
+    if step <= 0:
+        raise ValueError("step must be greater than zero (use flip() to reverse a tensor)")
+    start, stop, _ = slice(start, stop, step).indices(shape[dim])
+    length = max(0, (stop - start + step - 1) // step)
+    new_offset = offset + start * strides[dim] if length > 0 else offset
+    return (
+        shape[:dim] + (length,) + shape[dim + 1 :],
+        strides[:dim] + (strides[dim] * step,) + strides[dim + 1 :],
+        new_offset,
+    )
+
+
+def select(shape: Shape, strides: Strides, offset: int, dim: int, index: int) -> Layout:
+    """Fix one dimension at ``index`` and drop it (``t[i]`` for ``dim == 0``)."""
+    size = shape[dim]
+    if not -size <= index < size:
+        raise IndexError(
+            f"index {index} is out of bounds for dimension {dim} with size {size}"
+        )
+    index %= size
+    return (
+        shape[:dim] + shape[dim + 1 :],
+        strides[:dim] + strides[dim + 1 :],
+        offset + index * strides[dim],
+    )
+
+
+def infer_shape(shape: Sequence[int], count: int) -> Shape:
+    """Resolve one ``-1`` in a requested shape so the element count stays ``count``."""
+    shape = [int(size) for size in shape]
+    unknown = [d for d, size in enumerate(shape) if size == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if any(size < -1 for size in shape):
+        raise RuntimeError(f"invalid shape dimension {min(shape)}")
+    known = numel([size for size in shape if size != -1])
+    if unknown:
+        if known == 0 or count % known != 0:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {count}")
+        shape[unknown[0]] = count // known
+    elif known != count:
+        raise RuntimeError(f"shape '{shape}' is invalid for input of size {count}")
+    return tuple(shape)
+
+
+def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides | None:
+    """Strides that read the same elements in the same order with ``new_shape``, or
+    ``None`` when no such strides exist (then ``view`` fails and ``reshape`` copies).
+
+    Idea (PyTorch's rule): split the old dimensions into *chunks* that are contiguous
+    among themselves (``stride[d] == stride[d+1] * shape[d+1]``). A chunk behaves like
+    one flat run of memory, so the new dimensions may split or merge freely inside a
+    chunk, but must not straddle two chunks.
+    """
+    if numel(shape) == 0:
+        return contiguous_strides(new_shape) if numel(new_shape) == 0 else None
+    if len(shape) == 0:  # a 0-d tensor: any shape of ones reads its single element
+        return (1,) * len(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    # Walk the old dimensions from the right, accumulating a chunk.
+    chunk_base_stride = strides[-1] if strides else 1
+    tensor_numel = 1
+    view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        chunk_ends = d == 0 or (
+            shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base_stride
+        )
+        if chunk_ends:
+            # Fill the new dimensions that make up this chunk.
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base_stride = strides[d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def check_as_strided(
+    size: Sequence[int], stride: Sequence[int], offset: int, storage_size: int
+) -> None:
+    """Raise unless ``as_strided(size, stride, offset)`` stays inside a storage of
+    ``storage_size`` cells. This check is what keeps kernels (which never bounds-check)
+    from reading or writing outside memory."""
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"mismatch in length of strides and shape: size has {len(size)} dims, "
+            f"stride has {len(stride)}"
+        )
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"as_strided: negative size in {list(size)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment")
+    if offset < 0:
+        raise RuntimeError(f"as_strided: negative storage offset {offset}")
+    low, high = storage_span(size, stride, offset)
+    if high >= storage_size:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{offset} require a storage of {high + 1} elements, but the storage has only "
+            f"{storage_size}. Out of bounds: choose smaller sizes, strides or offset."
+        )
+    del low

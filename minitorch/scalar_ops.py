@@ -1,0 +1,252 @@
+"""The scalar-op table: every elementwise operation, written once.
+
+Each row names an operation and gives it twice, side by side:
+
+* ``fn``   -- a Python function on one or two scalars. The reference backend calls it
+  in a plain loop; the Numba backend compiles the *same* function into its kernels.
+  It uses NumPy's scalar functions (``np.exp``...) rather than ``math``, because they
+  follow IEEE rules: ``exp(1000) = inf`` and ``1/0 = inf`` instead of raising.
+* ``cuda`` -- the same operation as a CUDA C expression in ``a`` (and ``b``), where ``T``
+  is the element type. The CUDA loader pastes it into the ``map``/``zip`` kernels.
+  The few that need more than one expression call small ``mt_*`` helpers defined in
+  ``kernels/strided.cuh``.
+
+A new elementwise op is one new row here plus its derivative in ``minitorch/ops/``:
+no backend changes. ``MAP_OPS`` take one input, ``ZIP_OPS`` two, ``REDUCE_OPS`` fold a
+dimension with a binary op starting from an identity value.
+
+Integer division and remainder by zero, and integers to negative powers, must be
+rejected by the ops layer before a kernel runs (see ``minitorch/ops/elementwise.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ScalarOp:
+    """One elementwise operation: its name, how many inputs, and its two spellings."""
+
+    name: str
+    arity: int
+    fn: Callable
+    cuda: str
+    returns_bool: bool = False
+
+
+# ----- one input: out[i] = f(a[i]) ----------------------------------------------------
+
+
+def copy(a):  # the store into `out` does any dtype conversion
+    return a
+
+
+def neg(a):
+    return -a
+
+
+def abs_(a):
+    return abs(a)
+
+
+def exp(a):
+    return np.exp(a)
+
+
+def log(a):
+    return np.log(a)
+
+
+def log1p(a):
+    return np.log1p(a)
+
+
+def sqrt(a):
+    return np.sqrt(a)
+
+
+def rsqrt(a):
+    return 1.0 / np.sqrt(a)
+
+
+def sin(a):
+    return np.sin(a)
+
+
+def cos(a):
+    return np.cos(a)
+
+
+def tanh(a):
+    return np.tanh(a)
+
+
+def sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def relu(a):  # NaN stays NaN: NaN * 0 is NaN
+    return a if a > 0 else a * 0
+
+
+def sign(a):
+    return np.sign(a)
+
+
+def floor(a):
+    return np.floor(a)
+
+
+def ceil(a):
+    return np.ceil(a)
+
+
+def reciprocal(a):
+    return 1.0 / a
+
+
+def logical_not(a):
+    return not a
+
+
+# ----- two inputs: out[i] = f(a[i], b[i]) ---------------------------------------------
+
+
+def add(a, b):
+    return a + b
+
+
+def sub(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+
+
+def div(a, b):
+    return a / b
+
+
+def floordiv(a, b):  # rounds toward minus infinity
+    return a // b
+
+
+def remainder(a, b):  # Python's %: the sign of the divisor
+    return a % b
+
+
+def pow_(a, b):
+    return a**b
+
+
+def maximum(a, b):  # NaN wins, like PyTorch
+    return a if (a > b or a != a) else b
+
+
+def minimum(a, b):  # NaN wins, like PyTorch
+    return a if (a < b or a != a) else b
+
+
+def eq(a, b):
+    return a == b
+
+
+def ne(a, b):
+    return a != b
+
+
+def lt(a, b):
+    return a < b
+
+
+def le(a, b):
+    return a <= b
+
+
+def gt(a, b):
+    return a > b
+
+
+def ge(a, b):
+    return a >= b
+
+
+def logical_and(a, b):
+    return (a != 0) and (b != 0)
+
+
+def logical_or(a, b):
+    return (a != 0) or (b != 0)
+
+
+MAP_OPS: dict[str, ScalarOp] = {
+    op.name: op
+    for op in [
+        ScalarOp("copy", 1, copy, "a"),
+        ScalarOp("neg", 1, neg, "-a"),
+        ScalarOp("abs", 1, abs_, "(a < (T)0 ? -a : a)"),
+        ScalarOp("exp", 1, exp, "exp(a)"),
+        ScalarOp("log", 1, log, "log(a)"),
+        ScalarOp("log1p", 1, log1p, "log1p(a)"),
+        ScalarOp("sqrt", 1, sqrt, "sqrt(a)"),
+        ScalarOp("rsqrt", 1, rsqrt, "(T)1 / sqrt(a)"),
+        ScalarOp("sin", 1, sin, "sin(a)"),
+        ScalarOp("cos", 1, cos, "cos(a)"),
+        ScalarOp("tanh", 1, tanh, "tanh(a)"),
+        ScalarOp("sigmoid", 1, sigmoid, "(T)1 / ((T)1 + exp(-a))"),
+        ScalarOp("relu", 1, relu, "(a > (T)0 ? a : a * (T)0)"),
+        ScalarOp("sign", 1, sign, "(a != a ? a : (T)((a > (T)0) - (a < (T)0)))"),
+        ScalarOp("floor", 1, floor, "floor(a)"),
+        ScalarOp("ceil", 1, ceil, "ceil(a)"),
+        ScalarOp("reciprocal", 1, reciprocal, "(T)1 / a"),
+        ScalarOp("logical_not", 1, logical_not, "!a", returns_bool=True),
+    ]
+}
+
+ZIP_OPS: dict[str, ScalarOp] = {
+    op.name: op
+    for op in [
+        ScalarOp("add", 2, add, "a + b"),
+        ScalarOp("sub", 2, sub, "a - b"),
+        ScalarOp("mul", 2, mul, "a * b"),
+        ScalarOp("div", 2, div, "a / b"),
+        ScalarOp("floordiv", 2, floordiv, "mt_floordiv(a, b)"),
+        ScalarOp("remainder", 2, remainder, "mt_remainder(a, b)"),
+        ScalarOp("pow", 2, pow_, "mt_pow(a, b)"),
+        ScalarOp("maximum", 2, maximum, "((a > b || a != a) ? a : b)"),
+        ScalarOp("minimum", 2, minimum, "((a < b || a != a) ? a : b)"),
+        ScalarOp("eq", 2, eq, "a == b", returns_bool=True),
+        ScalarOp("ne", 2, ne, "a != b", returns_bool=True),
+        ScalarOp("lt", 2, lt, "a < b", returns_bool=True),
+        ScalarOp("le", 2, le, "a <= b", returns_bool=True),
+        ScalarOp("gt", 2, gt, "a > b", returns_bool=True),
+        ScalarOp("ge", 2, ge, "a >= b", returns_bool=True),
+        ScalarOp("logical_and", 2, logical_and, "(a != (T)0) && (b != (T)0)", returns_bool=True),
+        ScalarOp("logical_or", 2, logical_or, "(a != (T)0) || (b != (T)0)", returns_bool=True),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class ReduceOp:
+    """A reduction folds a dimension with a zip op, starting from ``identity``
+    (``None``: start from the first element; the dimension must not be empty)."""
+
+    name: str
+    combine: ScalarOp
+    identity: float | bool | None
+
+
+REDUCE_OPS: dict[str, ReduceOp] = {
+    "sum": ReduceOp("sum", ZIP_OPS["add"], 0),
+    "prod": ReduceOp("prod", ZIP_OPS["mul"], 1),
+    "max": ReduceOp("max", ZIP_OPS["maximum"], None),
+    "min": ReduceOp("min", ZIP_OPS["minimum"], None),
+    "any": ReduceOp("any", ZIP_OPS["logical_or"], False),
+    "all": ReduceOp("all", ZIP_OPS["logical_and"], True),
+}
