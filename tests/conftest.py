@@ -1,0 +1,51 @@
+"""Shared fixtures.
+
+* ``backend``: every test under ``tests/core`` and ``tests/autograd`` runs once per CPU
+  backend (``reference``, ``numba``) inside ``with minitorch.backend(name):``. The
+  autouse hook lives in ``tests/core/conftest.py`` and ``tests/autograd/conftest.py``.
+  A backend whose module cannot be imported yet is skipped (the only allowed skip).
+* ``device``: ``"cpu"``, plus ``"cuda"`` when ``minitorch.cuda.is_available()`` (also true
+  on the CUDA emulator, ``MINITORCH_CUDA=emulator``).
+
+Both fixtures are module-scoped: pytest then runs a whole module on one backend before
+switching, and hypothesis tests may use them (hypothesis rejects function-scoped ones).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+CPU_BACKENDS = ["reference", "numba"]
+
+
+def _cuda_available() -> bool:
+    try:
+        import minitorch
+
+        return bool(minitorch.cuda.is_available())
+    except Exception:  # the library may not be importable yet
+        return False
+
+
+DEVICES = ["cpu"] + (["cuda"] if _cuda_available() else [])
+
+
+@pytest.fixture(scope="module", params=CPU_BACKENDS)
+def backend(request):
+    """Run the test with ``minitorch.backend(name)`` active for the CPU."""
+    import minitorch
+    from minitorch import dispatch
+
+    name = request.param
+    try:
+        dispatch.load_backend(name)  # imports the backend's module
+    except Exception as error:  # noqa: BLE001 - any import problem means "not available"
+        pytest.skip(f"backend {name} not available: {type(error).__name__}: {error}")
+    with minitorch.backend(name):
+        yield name
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def device(request):
+    """The device tensors are created on ("cpu", or "cuda" when available)."""
+    return request.param
