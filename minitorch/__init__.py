@@ -1,0 +1,170 @@
+"""minitorch: a readable, fast, visible tensor library with PyTorch's API.
+
+    import minitorch as torch
+    x = torch.randn(3, 4, requires_grad=True)
+    loss = (x @ x.T).relu().sum()
+    loss.backward()
+
+Where each concept lives (see DESIGN.md): ``layout.py`` (shape, strides, offset),
+``dtypes.py``, ``device.py``, ``backends/`` (kernels), ``scalar_ops.py`` (the elementwise
+op table), ``dispatch.py`` (which kernel runs), ``tensor.py`` (the Tensor),
+``autograd/`` (backward), ``ops/`` (every differentiable op).
+"""
+
+from minitorch import dispatch, layout
+from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minitorch.creation import (
+    Generator,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_dlpack,
+    from_numpy,
+    full,
+    full_like,
+    initial_seed,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from minitorch.device import device
+from minitorch.dispatch import backend, get_backend, set_backend
+from minitorch.dtypes import (
+    bool_ as bool,  # noqa: A004 (PyTorch's name: minitorch.bool)
+)
+from minitorch.dtypes import (
+    dtype,
+    float32,
+    float64,
+    get_default_dtype,
+    int32,
+    int64,
+    promote_types,
+    result_type,
+    set_default_dtype,
+)
+from minitorch.ops import binary as _binary
+from minitorch.ops import indexing as _indexing
+from minitorch.ops import linalg as _linalg
+from minitorch.ops import reduce as _reduce
+from minitorch.ops import shape as _shape
+from minitorch.ops import unary as _unary
+from minitorch.tensor import Size, Tensor, is_tensor
+
+float = float32  # noqa: A001 (PyTorch's alias)
+double = float64
+long = int64
+int = int32  # noqa: A001
+
+# functional forms: minitorch.exp(x) is x.exp()
+from minitorch.ops.binary import (  # noqa: E402
+    add,
+    clamp,
+    div,
+    eq,
+    floor_divide,
+    ge,
+    gt,
+    le,
+    logical_and,
+    logical_or,
+    lt,
+    maximum,
+    minimum,
+    mul,
+    ne,
+    pow,
+    remainder,
+    sub,
+    where,
+)  # fmt: skip
+from minitorch.ops.indexing import gather, index_select, masked_fill, nonzero, scatter_add  # noqa: E402
+from minitorch.ops.linalg import bmm, dot, matmul, mm, mv  # noqa: E402
+from minitorch.ops.reduce import (  # noqa: E402
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    log_softmax,
+    logsumexp,
+    max,
+    mean,
+    min,
+    prod,
+    softmax,
+    std,
+    sum,
+    var,
+)  # fmt: skip
+from minitorch.ops.shape import (  # noqa: E402
+    as_strided,
+    cat,
+    chunk,
+    clone,
+    flatten,
+    flip,
+    narrow,
+    permute,
+    reshape,
+    select,
+    split,
+    squeeze,
+    stack,
+    t,
+    transpose,
+    unbind,
+    unflatten,
+    unsqueeze,
+)  # fmt: skip
+from minitorch.ops.unary import (  # noqa: E402
+    abs,
+    ceil,
+    cos,
+    exp,
+    floor,
+    log,
+    log1p,
+    logical_not,
+    neg,
+    reciprocal,
+    relu,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    tanh,
+)  # fmt: skip
+
+clip = clamp
+concat = concatenate = cat
+negative = neg
+multiply = mul
+divide = div
+subtract = sub
+true_divide = div
+
+from minitorch import autograd  # noqa: E402
+
+try:  # TEMP until minitorch/cuda.py lands
+    from minitorch import cuda  # noqa: E402
+except ImportError:
+    pass
+
+__version__ = "0.1.0"
+del _binary, _indexing, _linalg, _reduce, _shape, _unary

@@ -1,0 +1,85 @@
+"""Reverse-mode automatic differentiation (PyTorch's ``torch.autograd``).
+
+* ``function.py``  -- ``Function``, ``ctx``, and the graph nodes it leaves (``grad_fn``);
+* ``engine.py``    -- the backward walk: topological order, accumulation, un-broadcasting;
+* ``grad_mode.py`` -- ``no_grad``, ``enable_grad``, ``set_grad_enabled``;
+* ``gradcheck.py`` -- compare gradients with finite differences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from minitorch.autograd.engine import run_backward
+from minitorch.autograd.function import Function, FunctionCtx, Node
+from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minitorch.tensor import Tensor
+
+
+def _as_list(tensors: Tensor | Sequence[Tensor] | None) -> list:
+    if tensors is None:
+        return []
+    return [tensors] if isinstance(tensors, Tensor) else list(tensors)
+
+
+def _make_grads(outputs: list[Tensor], grads: list) -> list[Tensor]:
+    """Fill in the gradient of each output: ``1`` for a scalar, required otherwise."""
+    result = []
+    for i, output in enumerate(outputs):
+        grad = grads[i] if i < len(grads) else None
+        if grad is None:
+            if output.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            grad = Tensor._full(output._shape, 1, output.dtype, output.device)
+        elif tuple(grad.shape) != tuple(output.shape):
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape} and "
+                f"output[{i}] has a shape of {output.shape}."
+            )
+        result.append(grad)
+    return result
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves."""
+    outputs = _as_list(tensors)
+    grads = _make_grads(outputs, _as_list(grad_tensors))
+    keep = create_graph if retain_graph is None else retain_graph
+    run_backward(outputs, grads, retain_graph=keep, create_graph=create_graph)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (not added to
+    ``.grad``). With ``create_graph=True`` they are differentiable themselves."""
+    output_list = _as_list(outputs)
+    input_list = _as_list(inputs)
+    grads = _make_grads(output_list, _as_list(grad_outputs))
+    keep = create_graph if retain_graph is None else retain_graph
+    result = run_backward(output_list, grads, keep, create_graph, inputs=input_list)
+    assert result is not None
+    if not allow_unused and any(g is None for g in result):
+        raise RuntimeError(
+            "One of the differentiated Tensors appears to not have been used in the graph. "
+            "Set allow_unused=True if this is the desired behavior."
+        )
+    return tuple(result)
+
+
+from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+
+__all__ = [
+    "Function", "FunctionCtx", "Node", "backward", "grad", "no_grad", "enable_grad",
+    "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck", "GradcheckError",
+]  # fmt: skip

@@ -1,0 +1,181 @@
+"""The backward engine: walks the graph from the outputs back to the leaves.
+
+``loss.backward()`` does, in this order:
+
+1. **Count dependencies.** From the output's node, follow ``next_functions`` and count
+   how many edges arrive at each reachable node. A node may only run once *all* the
+   gradients flowing into it have arrived (a tensor used twice gets two).
+2. **Run nodes in topological order.** Start with the output's node and the gradient
+   ``1``. Pop a ready node (the most recently created first, as PyTorch does), run the
+   hooks registered on its gradients, call its backward, and add each resulting
+   gradient into the buffer of the next node. Adding is how *fan-out* works: ``x``
+   used in two places receives the sum of both contributions.
+3. **Un-broadcast.** If ``x`` of shape ``(3, 1)`` was broadcast to ``(2, 3, 4)`` in the
+   forward pass, its gradient arrives with shape ``(2, 3, 4)``; ``sum_to`` sums the
+   stretched dimensions back so that the gradient has ``x``'s shape.
+4. **Free the graph.** Each node drops its saved tensors after running, unless
+   ``retain_graph=True``; a second backward through it then raises.
+
+Leaves end in ``AccumulateGrad`` nodes, which add into ``leaf.grad``.
+``minitorch.autograd.grad`` runs the same walk but returns the gradients of the chosen
+inputs instead of accumulating into ``.grad``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+from minitorch.autograd.function import AccumulateGrad, Node, gradient_edge
+from minitorch.autograd.grad_mode import set_grad_enabled
+from minitorch.tensor import Tensor
+
+
+def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """Sum ``grad`` down to ``shape``: the reverse of broadcasting ``shape`` up to
+    ``grad.shape``. Leading extra dimensions are summed away; dimensions where
+    ``shape`` has size 1 are summed with ``keepdim``."""
+    if tuple(grad.shape) == tuple(shape):
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra < 0 or any(s != 1 and s != g for s, g in zip(shape, grad.shape[extra:])):
+        raise RuntimeError(
+            f"gradient of shape {list(grad.shape)} cannot be summed to the input's shape "
+            f"{list(shape)}: the shapes do not broadcast"
+        )
+    if extra:
+        grad = grad.sum(dim=tuple(range(extra)))
+    stretched = tuple(d for d, s in enumerate(shape) if s == 1 and grad.shape[d] != 1)
+    if stretched:
+        grad = grad.sum(dim=stretched, keepdim=True)
+    return grad
+
+
+def _count_dependencies(roots: Sequence[Node]) -> dict[Node, int]:
+    """How many edges arrive at each node reachable from ``roots``."""
+    dependencies: dict[Node, int] = {}
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
+
+
+def _nodes_leading_to(roots: Sequence[Node], targets: set[Node]) -> set[Node]:
+    """The nodes from which some target is reachable (the only ones ``grad`` needs)."""
+    useful: dict[Node, bool] = {}
+
+    def visit(node: Node) -> bool:
+        if node in useful:
+            return useful[node]
+        useful[node] = node in targets  # provisional; graphs are acyclic
+        found = node in targets
+        for next_node, _ in node.next_functions:
+            if next_node is not None and visit(next_node):
+                found = True
+        useful[node] = found
+        return found
+
+    for root in roots:
+        visit(root)
+    return {node for node, ok in useful.items() if ok}
+
+
+def run_backward(
+    outputs: Sequence[Tensor],
+    grad_outputs: Sequence[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+) -> list[Tensor | None] | None:
+    """The walk described above. With ``inputs``, return their gradients instead of
+    accumulating into ``.grad`` (this is ``autograd.grad``)."""
+    roots, root_grads = [], []
+    for output, grad in zip(outputs, grad_outputs):
+        node, output_nr = gradient_edge(output)
+        if node is None:
+            raise RuntimeError(
+                "element 0 of tensors does not require grad and does not have a grad_fn"
+            )
+        roots.append((node, output_nr))
+        root_grads.append(grad)
+
+    capture: dict[tuple[Node, int], int] = {}
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            node, output_nr = gradient_edge(t)
+            if node is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            capture[(node, output_nr)] = i
+        useful = _nodes_leading_to([n for n, _ in roots], {n for n, _ in capture})
+    captured: list[Tensor | None] = [None] * (len(inputs) if inputs is not None else 0)
+
+    root_nodes = list(dict.fromkeys(node for node, _ in roots))
+    dependencies = _count_dependencies(root_nodes)
+    buffers: dict[Node, list[Tensor | None]] = {}
+    for (node, output_nr), grad in zip(roots, root_grads):
+        buffer = buffers.setdefault(node, [None] * node.num_outputs)
+        buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
+    ready = [(-node.sequence_nr, id(node), node) for node in root_nodes
+             if dependencies.get(node, 0) == 0]  # fmt: skip
+    heapq.heapify(ready)
+
+    with set_grad_enabled(create_graph):
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node)
+            grads = _run_tensor_hooks(node, grads)
+            for output_nr, grad in enumerate(grads):
+                if (node, output_nr) in capture:
+                    captured[capture[(node, output_nr)]] = grad
+            skip = inputs is not None and (
+                node not in useful or isinstance(node, AccumulateGrad)
+            )
+            next_grads = (None,) * len(node.next_functions) if skip else node.apply(grads)
+            if not retain_graph and not skip:
+                node.release()
+            input_meta = getattr(node, "input_meta", None)
+            for edge, (next_node, output_nr) in enumerate(node.next_functions):
+                if next_node is None:
+                    continue
+                grad = next_grads[edge]
+                if grad is not None and input_meta is not None:
+                    shape, dtype, _ = input_meta[edge]
+                    grad = sum_to(grad, shape)  # un-broadcast
+                    if grad.dtype != dtype:
+                        grad = grad.to(dtype)
+                if grad is not None:
+                    buffer = buffers.setdefault(next_node, [None] * next_node.num_outputs)
+                    old = buffer[output_nr]
+                    buffer[output_nr] = grad if old is None else old + grad
+                else:
+                    buffers.setdefault(next_node, [None] * next_node.num_outputs)
+                dependencies[next_node] -= 1
+                if dependencies[next_node] == 0:
+                    heapq.heappush(ready, (-next_node.sequence_nr, id(next_node), next_node))
+    return captured if inputs is not None else None
+
+
+def _run_tensor_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    """Apply the hooks registered on the gradients this node receives, then store
+    gradients of tensors that asked for ``retain_grad()``."""
+    grads = list(grads)
+    for output_nr, hooks in node.tensor_hooks.items():
+        for hook in hooks:
+            if grads[output_nr] is not None:
+                replaced = hook(grads[output_nr])
+                if replaced is not None:
+                    grads[output_nr] = replaced
+    for output_nr, ref in node.retained.items():
+        t = ref()
+        if t is not None and grads[output_nr] is not None:
+            grad = grads[output_nr].detach()
+            t.grad = grad.clone() if t.grad is None else t.grad + grad
+    return grads

@@ -1,0 +1,260 @@
+"""``Function``: an operation that knows its own derivative, and the graph nodes it leaves.
+
+Every differentiable op in minitorch is a ``Function`` with PyTorch's shape::
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            result = dispatch.map("exp", ...)      # compute, with no graph recorded
+            ctx.save_for_backward(result)          # keep what backward needs
+            return result
+
+        @staticmethod
+        def backward(ctx, grad):                   # d exp(x)/dx = exp(x)
+            (result,) = ctx.saved_tensors
+            return grad * result
+
+    y = Exp.apply(x)
+
+``apply`` runs ``forward`` without recording, then (if any input requires grad) creates
+a ``BackwardNode`` and makes it the outputs' ``grad_fn``. The node points to the nodes of
+the inputs through ``next_functions``: that chain of nodes *is* the autograd graph, built
+anew each time the code runs (define-by-run). ``backward`` formulas are tensor
+expressions, so with ``create_graph=True`` the backward pass records a graph of its own
+and can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any
+
+from minitorch import dispatch
+from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
+from minitorch.tensor import Tensor
+
+_sequence = itertools.count()
+
+
+class Node:
+    """A node of the backward graph (what ``tensor.grad_fn`` returns)."""
+
+    def __init__(self) -> None:
+        self.sequence_nr = next(_sequence)  # creation order: later nodes run first
+        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
+        self.num_outputs = 1
+        self.tensor_hooks: dict[int, list] = {}  # output_nr -> hooks on that gradient
+        self.retained: dict[int, weakref.ref] = {}  # output_nr -> tensor with retain_grad
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free what was saved for backward (after a backward without retain_graph)."""
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: adds the incoming gradient into ``leaf.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+
+    def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        grad = grads[0]
+        if grad is None:
+            return ()
+        leaf = self.variable
+        if not is_grad_enabled():  # a plain backward: keep no graph in .grad
+            grad = grad.detach()
+        if leaf.grad is None:
+            leaf.grad = grad.clone() if not is_grad_enabled() else grad
+        else:
+            leaf.grad = leaf.grad + grad
+        return ()
+
+
+def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
+    """Where a gradient for ``t`` must be sent: its ``grad_fn`` (and which of that
+    node's outputs ``t`` is), the ``AccumulateGrad`` node of a leaf, or nowhere."""
+    if not t.requires_grad:
+        return None, 0
+    if t.grad_fn is not None:
+        return t.grad_fn, t._output_nr
+    return accumulator_of(t), 0
+
+
+def accumulator_of(leaf: Tensor) -> AccumulateGrad:
+    """The one ``AccumulateGrad`` node of a leaf (kept alive by the graph, not the leaf)."""
+    node = leaf._grad_accumulator() if leaf._grad_accumulator is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._grad_accumulator = weakref.ref(node)
+    return node
+
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when saved.
+
+    An output of the op itself is stored without its ``grad_fn`` (that would be a
+    reference cycle output -> node -> output) and reattached when unpacked.
+    """
+
+    def __init__(self, t: Tensor, is_output: bool) -> None:
+        self.version = t._version
+        self.is_output = is_output
+        self.output_nr = t._output_nr
+        self.tensor = t._alias() if is_output else t
+
+    def unpack(self, node: Node) -> Tensor:
+        t = self.tensor
+        if t._version != self.version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified "
+                f"by an inplace operation: [{t.dtype} {list(t.shape)}], which is "
+                f"{'output' if self.is_output else 'input'} of {node.name()}, is at version "
+                f"{t._version}; expected version {self.version} instead. Hint: do the "
+                "in-place operation on a copy (.clone()), or do it out of place."
+            )
+        if self.is_output:
+            t = t._alias()
+            t._grad_fn, t._output_nr, t._requires_grad = node, self.output_nr, True
+        return t
+
+
+class FunctionCtx:
+    """The ``ctx`` passed to ``forward`` and ``backward``: a place to keep things."""
+
+    def __init__(self) -> None:
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._to_save: tuple[Tensor | None, ...] = ()
+        self._saved: list[SavedTensor | None] | None = None
+        self._node: Node | None = None
+        self._non_differentiable: set[int] = set()
+        self._released = False
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep tensors for ``backward`` (checked there for in-place changes)."""
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        if self._released:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access "
+                "saved tensors after they have already been freed). Saved intermediate "
+                "values of the graph are freed when you call .backward() or autograd.grad(). "
+                "Specify retain_graph=True if you need to backward through the graph a "
+                "second time or if you need to access saved tensors after calling backward."
+            )
+        if self._saved is None:  # forward ran without recording a graph
+            return self._to_save
+        node = self._node
+        return tuple(s.unpack(node) if s is not None else None for s in self._saved)
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Outputs that have no gradient (indices, masks)."""
+        self._non_differentiable.update(id(t) for t in tensors)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self._materialize = value
+
+
+class BackwardNode(Node):
+    """The node a ``Function.apply`` leaves behind: calls ``Function.backward``."""
+
+    def __init__(self, function: type[Function], ctx: FunctionCtx, args: tuple) -> None:
+        super().__init__()
+        self.function = function
+        self.ctx = ctx
+        self.arg_is_tensor = [isinstance(a, Tensor) for a in args]
+        inputs = [a for a in args if isinstance(a, Tensor)]
+        self.next_functions = tuple(gradient_edge(t) for t in inputs)
+        self.input_meta = [(t._shape, t.dtype, t.device) for t in inputs]
+        self.output_meta: list[tuple] = []
+
+    def name(self) -> str:
+        suffix = "Backward0" if self.function.__module__.startswith("minitorch.") else "Backward"
+        return self.function.__name__ + suffix
+
+    def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        if all(g is None for g in grads):
+            return (None,) * len(self.next_functions)
+        if getattr(self.ctx, "_materialize", True):
+            grads = [
+                g if g is not None else Tensor._full(shape, 0, dtype, device)
+                for g, (shape, dtype, device) in zip(grads, self.output_meta)
+            ]
+        with dispatch.op_context(self.name(), "backward"):
+            result = self.function.backward(self.ctx, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) < len(self.arg_is_tensor):
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {len(self.arg_is_tensor)}, got {len(result)})"
+            )
+        return tuple(g for g, is_tensor in zip(result, self.arg_is_tensor) if is_tensor)
+
+    def release(self) -> None:
+        self.ctx._saved = None
+        self.ctx._to_save = ()
+        self.ctx._released = True
+
+
+class Function:
+    """Base class of differentiable operations (PyTorch's ``torch.autograd.Function``).
+
+    Subclasses define static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``;
+    ``backward`` returns one gradient per argument of ``forward`` (``None`` for
+    arguments that are not tensors or need no gradient). Call it with ``apply``.
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Tensor) -> Any:
+        raise NotImplementedError("a Function subclass must define backward(ctx, ...)")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        record = is_grad_enabled() and any(ctx.needs_input_grad)
+        with no_grad(), dispatch.op_context(cls.__name__):
+            outputs = cls.forward(ctx, *args, **kwargs)
+        if not record:
+            return outputs
+        node = BackwardNode(cls, ctx, args)
+        ctx._node = node
+        is_tuple = isinstance(outputs, tuple)
+        results = list(outputs) if is_tuple else [outputs]
+        node.num_outputs = len(results)
+        input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+        for i, out in enumerate(results):
+            if not isinstance(out, Tensor):
+                node.output_meta.append(((), None, None))
+                continue
+            if id(out) in input_ids:  # never rewrite an input's history: return a view
+                out = results[i] = out._view(out._shape, out._strides, out._offset)
+            node.output_meta.append((out._shape, out.dtype, out.device))
+            if id(outputs if not is_tuple else outputs[i]) in ctx._non_differentiable:
+                continue
+            if out.dtype.is_floating_point:
+                out._grad_fn, out._output_nr, out._requires_grad = node, i, True
+        output_ids = {id(out): out for out in results if isinstance(out, Tensor)}
+        ctx._saved = [
+            None if t is None else SavedTensor(t, is_output=id(t) in output_ids)
+            for t in ctx._to_save
+        ]
+        ctx._to_save = ()
+        return tuple(results) if is_tuple else results[0]

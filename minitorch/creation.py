@@ -1,0 +1,338 @@
+"""Making tensors: ``tensor``, ``zeros``, ``arange``, ``randn``, ``from_numpy``, ...
+
+New tensors are built on the host with NumPy, then handed to the device's storage
+(``dispatch.from_numpy``: on the CPU that is the array itself). Random numbers come from
+one generator seeded by ``manual_seed``, so runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitorch import dispatch
+from minitorch.device import as_device
+from minitorch.dtypes import (
+    as_dtype,
+    bool_,
+    from_numpy_dtype,
+    get_default_dtype,
+    int64,
+)
+from minitorch.dtypes import dtype as DType
+from minitorch.layout import contiguous_strides
+from minitorch.tensor import Tensor
+
+
+class Generator:
+    """A source of random numbers (PyTorch's ``torch.Generator``)."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        self.device = as_device(device)
+        self._seed = 67280421310721
+        self.numpy = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._seed = int(seed)
+        self.numpy = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> dict:
+        return self.numpy.bit_generator.state
+
+    def set_state(self, state: dict) -> None:
+        self.numpy.bit_generator.state = state
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the global random generator: the same seed gives the same numbers."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    value = int(np.random.SeedSequence().entropy % (2**63))
+    manual_seed(value)
+    return value
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def _finish(array: np.ndarray, dtype: DType, device: Any, requires_grad: bool) -> Tensor:
+    """Wrap a host array (any layout) as a new contiguous tensor on ``device``."""
+    array = np.asarray(array, dtype=dtype.numpy)
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")
+    dev = as_device(device)
+    storage = dispatch.from_numpy(array.reshape(-1), dev.type)
+    t = Tensor(storage, array.shape, contiguous_strides(array.shape), 0, dtype, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _nested_shape(data: Any, depth: int = 0) -> tuple[int, ...]:
+    """The shape of nested lists, raising on ragged input."""
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return (0,)
+        shapes = [_nested_shape(item, depth + 1) for item in data]
+        for item_shape in shapes[1:]:
+            if item_shape != shapes[0]:
+                raise ValueError(
+                    f"expected sequence of length {shapes[0][0] if shapes[0] else 0} at dim "
+                    f"{depth + 1} (got {item_shape[0] if item_shape else 0}): nested lists must "
+                    "be rectangular (not ragged)"
+                )
+        return (len(data),) + shapes[0]
+    if isinstance(data, Tensor):
+        return tuple(data.shape)
+    return ()
+
+
+def _infer_dtype(array: np.ndarray) -> DType:
+    if array.dtype.kind == "b":
+        return bool_
+    if array.dtype.kind in "iu":
+        return int64
+    if array.dtype.kind == "f":
+        return get_default_dtype()
+    raise TypeError(f"can't make a tensor from values of type {array.dtype}")
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (a number, nested lists, a NumPy array or
+    a tensor). The dtype is inferred unless given: bools -> bool, ints -> int64, any
+    float -> the default float dtype (a NumPy array keeps its own dtype)."""
+    if isinstance(data, Tensor):
+        result = data.detach().to(dtype=as_dtype(dtype) if dtype else data.dtype,
+                                  device=device or data.device).clone()  # fmt: skip
+        return result.requires_grad_(requires_grad) if requires_grad else result
+    if isinstance(data, np.ndarray):
+        array = data
+        inferred = from_numpy_dtype(array.dtype) if array.dtype.kind != "u" else int64
+    else:
+        _nested_shape(data)  # raises on ragged lists
+        if isinstance(data, (list, tuple)):
+            data = _unwrap_tensors(data)
+        array = np.array(data)
+        if array.dtype == object:
+            raise TypeError(f"can't make a tensor from {type(data).__name__} of mixed types")
+        inferred = _infer_dtype(array) if array.size or array.dtype.kind != "f" else get_default_dtype()
+    return _finish(array, as_dtype(dtype) if dtype is not None else inferred, device, requires_grad)
+
+
+def _unwrap_tensors(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_tensors(item) for item in data]
+    return data
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like ``tensor``, but returns ``data`` itself when it already fits."""
+    if isinstance(data, Tensor) and (dtype is None or as_dtype(dtype) is data.dtype) and (
+        device is None or as_device(device) == data.device
+    ):
+        return data
+    if isinstance(data, np.ndarray) and dtype is None and device is None:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def _sizes(size: tuple) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a sequence of ints, but got {s!r}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value)."""
+    if dtype is None:
+        dtype = _infer_dtype(np.array(fill_value))
+    return _finish(np.full(_sizes((size,)), fill_value), as_dtype(dtype), device, requires_grad)
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return full(_sizes(size), 0, dtype=dtype or get_default_dtype(), device=device,
+                requires_grad=requires_grad)  # fmt: skip
+
+
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return full(_sizes(size), 1, dtype=dtype or get_default_dtype(), device=device,
+                requires_grad=requires_grad)  # fmt: skip
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uninitialised values (here: zeros, so nothing random leaks into lessons)."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """``start, start + step, ...`` up to (not including) ``end``."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    count = max(math.ceil((end - start) / step), 0)
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = int64 if is_int else get_default_dtype()
+    values = start + np.arange(count, dtype=np.float64) * step
+    return _finish(values, as_dtype(dtype), device, requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    values = np.linspace(start, end, steps)
+    return _finish(values, as_dtype(dtype or get_default_dtype()), device, requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """The identity matrix (``n x m``)."""
+    return _finish(np.eye(n, m), as_dtype(dtype or get_default_dtype()), device, requires_grad)
+
+
+def _random(values: np.ndarray, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    return _finish(values, as_dtype(dtype or get_default_dtype()), device, requires_grad)
+
+
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """Uniform random numbers in ``[0, 1)``."""
+    rng = (generator or default_generator).numpy
+    return _random(rng.random(_sizes(size)), dtype, device, requires_grad)
+
+
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:  # fmt: skip
+    """Standard normal random numbers (mean 0, variance 1)."""
+    rng = (generator or default_generator).numpy
+    return _random(rng.standard_normal(_sizes(size)), dtype, device, requires_grad)
+
+
+def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
+            generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:  # fmt: skip
+    """Random integers in ``[low, high)`` (``randint(high, size)`` starts at 0)."""
+    if high is None:
+        low, high = 0, low
+    if isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    rng = (generator or default_generator).numpy
+    values = rng.integers(low, high, size=_sizes((tuple(size),)))
+    return _finish(values, as_dtype(dtype or int64), device, False)
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
+             device: Any = None) -> Tensor:  # fmt: skip
+    """A random permutation of ``0 .. n-1``."""
+    rng = (generator or default_generator).numpy
+    return _finish(rng.permutation(n), as_dtype(dtype or int64), device, False)
+
+
+def _like(t: Tensor, dtype: Any, device: Any) -> dict:
+    return {"dtype": dtype or t.dtype, "device": device or t.device}
+
+
+def zeros_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return zeros(tuple(t.shape), requires_grad=requires_grad, **_like(t, dtype, device))
+
+
+def ones_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return ones(tuple(t.shape), requires_grad=requires_grad, **_like(t, dtype, device))
+
+
+def empty_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return zeros_like(t, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return full(tuple(t.shape), fill_value, requires_grad=requires_grad, **_like(t, dtype, device))
+
+
+def rand_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return rand(tuple(t.shape), requires_grad=requires_grad, **_like(t, dtype, device))
+
+
+def randn_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return randn(tuple(t.shape), requires_grad=requires_grad, **_like(t, dtype, device))
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor that *shares memory* with a NumPy array: changing one changes the other."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtype = from_numpy_dtype(array.dtype)
+    item = array.itemsize
+    if any(s < 0 for s in array.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with "
+            "negative strides are not currently supported. (You can probably work around "
+            "this by making a copy of your array with array.copy().)"
+        )
+    if any(s % item for s in array.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size")
+    strides = tuple(s // item for s in array.strides)
+    span = 1 + sum((n - 1) * s for n, s in zip(array.shape, strides)) if array.size else 0
+    storage = np.lib.stride_tricks.as_strided(array, shape=(span,), strides=(item,))
+    return Tensor(storage, array.shape, strides, 0, dtype, as_device("cpu"))
+
+
+def from_dlpack(obj: Any) -> Tensor:
+    """Zero-copy import of any DLPack producer on the CPU (a NumPy array, a tensor...)."""
+    return from_numpy(np.from_dlpack(obj))
+
+
+# ----- new_* methods: same dtype and device as an existing tensor --------------------
+
+
+def new_zeros(t: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return zeros(_sizes(size), requires_grad=requires_grad, **_like(t, dtype, device))
+
+
+def new_ones(t: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return ones(_sizes(size), requires_grad=requires_grad, **_like(t, dtype, device))
+
+
+def new_full(t: Tensor, size: Sequence[int], fill_value: Any, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return full(size, fill_value, requires_grad=requires_grad, **_like(t, dtype, device))
+
+
+def new_empty(t: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return new_zeros(t, *size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def new_tensor(t: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:  # fmt: skip
+    return tensor(data, requires_grad=requires_grad, **_like(t, dtype, device))

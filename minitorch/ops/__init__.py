@@ -1,0 +1,172 @@
+"""The differentiable operations, each written once, and their place on ``Tensor``.
+
+| file            | what                                                     |
+| --------------- | -------------------------------------------------------- |
+| ``unary.py``    | ``exp``, ``log``, ``relu``, ... (one ``map`` kernel each)   |
+| ``binary.py``   | ``+ - * / **``, comparisons, ``where``, ``clamp`` (``zip``) |
+| ``reduce.py``   | ``sum``, ``mean``, ``max``, ``softmax``, ... (``reduce``)  |
+| ``shape.py``    | views (``view``, ``permute``, ``expand``...), ``cat``, ``flip`` |
+| ``indexing.py`` | ``t[...]``, ``gather``, ``scatter_add``, ``index_select``   |
+| ``linalg.py``   | ``matmul`` and friends                                   |
+| ``inplace.py``  | ``add_``, ``copy_``, ``fill_``, ... and ``t[...] = v``      |
+| ``convert.py``  | ``to``, ``float``, ``cpu``, ``cuda``                         |
+
+Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so that
+``minitorch.exp(x)`` and ``x.exp()`` are the same code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch import creation
+from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.ops import binary, convert, indexing, inplace, linalg, reduce, shape, unary
+from minitorch.tensor import Tensor
+
+
+def backward(t: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:  # fmt: skip
+    """Compute the gradient of ``t`` with respect to every leaf, into their ``.grad``."""
+    from minitorch import autograd
+
+    del inputs
+    autograd.backward(t, gradient, retain_graph, create_graph)
+
+
+def register_hook(t: Tensor, hook: Any) -> Any:
+    """Call ``hook(grad)`` when ``t``'s gradient is computed; it may return a new one."""
+    from minitorch.autograd.function import gradient_edge
+
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    node, output_nr = gradient_edge(t)
+    hooks = node.tensor_hooks.setdefault(output_nr, [])
+    hooks.append(hook)
+    if t.is_leaf:  # the leaf now keeps its node (and so the hook) alive
+        t._grad_accumulator = lambda: node
+    return _RemovableHandle(hooks, hook)
+
+
+class _RemovableHandle:
+    def __init__(self, hooks: list, hook: Any) -> None:
+        self.hooks, self.hook = hooks, hook
+
+    def remove(self) -> None:
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
+
+def retain_grad(t: Tensor) -> None:
+    """Keep ``.grad`` for a non-leaf tensor too (leaves always keep theirs)."""
+    import weakref
+
+    if not t.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if t.is_leaf or t._retains_grad:
+        return
+    t._retains_grad = True
+    t.grad_fn.retained[t._output_nr] = weakref.ref(t)
+
+
+def _reflect(function: Any) -> Any:
+    return binary.reversed_operands(function)
+
+
+def _iop(inplace_function: Any) -> Any:
+    def method(self: Tensor, other: Any) -> Tensor:
+        return inplace_function(self, other)
+
+    return method
+
+
+def _where_method(t: Tensor, condition: Tensor, other: Any) -> Tensor:
+    """``t.where(condition, other)``: ``t`` where ``condition`` holds, else ``other``."""
+    return binary.where(condition, t, other)
+
+
+def _sum_like(function: Any) -> Any:
+    def method(t: Tensor, dim: Any = None, keepdim: bool = False, **kwargs: Any) -> Any:
+        return function(t, dim, keepdim, **kwargs)
+
+    method.__doc__ = function.__doc__
+    return method
+
+
+METHODS: dict[str, Any] = {
+    # unary
+    "neg": unary.neg, "abs": unary.abs, "exp": unary.exp, "log": unary.log,
+    "log1p": unary.log1p, "sqrt": unary.sqrt, "rsqrt": unary.rsqrt, "sin": unary.sin,
+    "cos": unary.cos, "tanh": unary.tanh, "sigmoid": unary.sigmoid, "relu": unary.relu,
+    "reciprocal": unary.reciprocal, "sign": unary.sign, "floor": unary.floor,
+    "ceil": unary.ceil, "logical_not": unary.logical_not,
+    # binary
+    "add": binary.add, "sub": binary.sub, "mul": binary.mul, "div": binary.div,
+    "floor_divide": binary.floor_divide, "remainder": binary.remainder, "pow": binary.pow,
+    "maximum": binary.maximum, "minimum": binary.minimum, "clamp": binary.clamp,
+    "clip": binary.clamp, "eq": binary.eq, "ne": binary.ne, "lt": binary.lt, "le": binary.le,
+    "gt": binary.gt, "ge": binary.ge, "logical_and": binary.logical_and,
+    "logical_or": binary.logical_or, "where": _where_method,
+    # reductions
+    "sum": reduce.sum, "mean": reduce.mean, "prod": reduce.prod, "max": reduce.max,
+    "min": reduce.min, "amax": reduce.amax, "amin": reduce.amin, "argmax": reduce.argmax,
+    "argmin": reduce.argmin, "var": reduce.var, "std": reduce.std,
+    "logsumexp": reduce.logsumexp, "all": reduce.all, "any": reduce.any,
+    "softmax": reduce.softmax, "log_softmax": reduce.log_softmax,
+    # shape and views
+    "view": shape.view, "reshape": shape.reshape, "permute": shape.permute,
+    "transpose": shape.transpose, "t": shape.t, "unsqueeze": shape.unsqueeze,
+    "squeeze": shape.squeeze, "expand": shape.expand, "expand_as": shape.expand_as,
+    "flatten": shape.flatten, "unflatten": shape.unflatten, "narrow": shape.narrow,
+    "select": shape.select, "as_strided": shape.as_strided, "split": shape.split,
+    "chunk": shape.chunk, "unbind": shape.unbind, "contiguous": shape.contiguous,
+    "clone": shape.clone, "flip": shape.flip,
+    # indexing
+    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+    "gather": indexing.gather, "scatter_add": indexing.scatter_add,
+    "index_select": indexing.index_select, "masked_fill": indexing.masked_fill,
+    "nonzero": indexing.nonzero,
+    # linear algebra
+    "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot,
+    "mv": linalg.mv,
+    # in place
+    "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.mul_, "div_": inplace.div_,
+    "clamp_": inplace.clamp_, "pow_": inplace.pow_, "neg_": inplace.neg_,
+    "exp_": inplace.exp_, "sqrt_": inplace.sqrt_, "relu_": inplace.relu_,
+    "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
+    # conversions
+    "to": convert.to, "cpu": convert.cpu, "cuda": convert.cuda, "float": convert.float,
+    "double": convert.double, "long": convert.long, "int": convert.int,
+    "bool": convert.bool, "type_as": convert.type_as,
+    # new tensors like this one
+    "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
+    "new_full": creation.new_full, "new_empty": creation.new_empty,
+    "new_tensor": creation.new_tensor,
+    # autograd
+    "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,
+    # operators
+    "__add__": binary.add, "__radd__": _reflect(binary.add),
+    "__sub__": binary.sub, "__rsub__": _reflect(binary.sub),
+    "__mul__": binary.mul, "__rmul__": _reflect(binary.mul),
+    "__truediv__": binary.div, "__rtruediv__": _reflect(binary.div),
+    "__floordiv__": binary.floor_divide, "__rfloordiv__": _reflect(binary.floor_divide),
+    "__mod__": binary.remainder, "__rmod__": _reflect(binary.remainder),
+    "__pow__": binary.pow, "__rpow__": _reflect(binary.pow),
+    "__matmul__": linalg.matmul, "__rmatmul__": _reflect(linalg.matmul),
+    "__neg__": unary.neg, "__pos__": lambda t: t, "__abs__": unary.abs,
+    "__invert__": unary.logical_not,
+    "__and__": binary.logical_and, "__or__": binary.logical_or,
+    "__eq__": binary.eq, "__ne__": binary.ne, "__lt__": binary.lt, "__le__": binary.le,
+    "__gt__": binary.gt, "__ge__": binary.ge,
+    "__iadd__": _iop(inplace.add_), "__isub__": _iop(inplace.sub_),
+    "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
+}  # fmt: skip
+
+for _name, _function in METHODS.items():
+    setattr(Tensor, _name, _function)
+
+Tensor.T = property(lambda t: t.permute(tuple(reversed(range(t.ndim)))))
+Tensor.mT = property(lambda t: t.transpose(-2, -1))
+Tensor.__hash__ = object.__hash__  # __eq__ is elementwise, so hash by identity
+
+__all__ = ["METHODS", "is_grad_enabled"]

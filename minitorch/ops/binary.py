@@ -1,0 +1,330 @@
+"""Elementwise functions of two tensors (or a tensor and a number): ``+ - * / ** ...``.
+
+The forward of each is one ``zip`` kernel after two preparations (``prepare``):
+
+1. **Type promotion** (``minitorch/dtypes.py``): both operands are converted to the
+   result dtype; a Python number becomes a 0-d tensor of that dtype.
+2. **Broadcasting** (``minitorch/layout.py``): both are viewed at the common shape, a
+   stretched dimension having stride 0. No data is copied.
+
+The backward formulas ignore broadcasting: the engine sums each gradient back to its
+input's shape (``sum_to`` in ``minitorch/autograd/engine.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch import dispatch
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.dtypes import bool_, get_default_dtype, result_type
+from minitorch.ops.common import as_operand, broadcast_all, is_number
+from minitorch.tensor import Tensor
+
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"}
+
+
+def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
+    """Promote, check and broadcast the operands of ``op``; allocate the output.
+    Returns ``(out, a, b)``, ready for ``dispatch.zip``."""
+    like = a if isinstance(a, Tensor) else b
+    dtype = result_type(a, b)
+    if op == "div" and not dtype.is_floating_point:
+        dtype = get_default_dtype()  # true division of integers gives floats
+    if op in ("logical_and", "logical_or"):
+        dtype = bool_
+    a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
+    if op in ("floordiv", "remainder") and not dtype.is_floating_point:
+        if (b == 0).any():
+            raise ZeroDivisionError(f"integer {op} by zero in {like.dtype} tensors")
+    if op == "pow" and not dtype.is_floating_point and dtype is not bool_:
+        if (b < 0).any():
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    shape, (a, b) = broadcast_all(a, b)
+    out = Tensor._empty(shape, bool_ if op in COMPARISONS else dtype, like.device)
+    return out, a, b
+
+
+def apply_zip(op: str, a: Any, b: Any) -> Tensor:
+    """``out[i] = f(a[i], b[i])`` for a zip op of the scalar-op table."""
+    out, a, b = prepare(op, a, b)
+    return dispatch.zip(op, out, a, b)
+
+
+class Add(Function):
+    """y = a + b;  dy/da = 1, dy/db = 1"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
+        return apply_zip("add", a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor, Tensor]:
+        return grad, grad
+
+
+class Sub(Function):
+    """y = a - b;  dy/da = 1, dy/db = -1"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
+        return apply_zip("sub", a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        return grad, -grad if ctx.needs_input_grad[1] else None
+
+
+class Mul(Function):
+    """y = a * b;  dy/da = b, dy/db = a"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
+        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+                              b if isinstance(b, Tensor) else None)  # fmt: skip
+        ctx.numbers = (a, b)
+        return apply_zip("mul", a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        a = a if a is not None else ctx.numbers[0]
+        b = b if b is not None else ctx.numbers[1]
+        grad_a = grad * b if ctx.needs_input_grad[0] else None
+        grad_b = grad * a if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Div(Function):
+    """y = a / b;  dy/da = 1 / b, dy/db = -a / b^2"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
+        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+                              b if isinstance(b, Tensor) else None)  # fmt: skip
+        ctx.numbers = (a, b)
+        return apply_zip("div", a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        a = a if a is not None else ctx.numbers[0]
+        b = b if b is not None else ctx.numbers[1]
+        grad_a = grad / b if ctx.needs_input_grad[0] else None
+        grad_b = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Pow(Function):
+    """y = a ** b;  dy/da = b a^(b-1), dy/db = a^b ln a"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
+        y = apply_zip("pow", a, b)
+        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+                              b if isinstance(b, Tensor) else None, y)  # fmt: skip
+        ctx.numbers = (a, b)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b, y = ctx.saved_tensors
+        a = a if a is not None else ctx.numbers[0]
+        b = b if b is not None else ctx.numbers[1]
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            # where b == 0 the derivative is 0 (even at a == 0, where a^(b-1) is inf)
+            grad_a = grad * b * a ** (b - 1)
+            if isinstance(b, Tensor):
+                grad_a = where(b == 0, 0.0, grad_a)
+            elif b == 0:
+                grad_a = grad * 0
+        if ctx.needs_input_grad[1]:
+            log_a = a.log() if isinstance(a, Tensor) else Tensor._full((), a, y.dtype, y.device).log()
+            grad_b = grad * y * where((a == 0) & (b >= 0), 0.0, log_a)
+        return grad_a, grad_b
+
+
+class Extremum(Function):
+    """y = maximum(a, b) (or minimum);  the gradient goes to the chosen input, split
+    half and half where both are equal (PyTorch's convention)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Any, op: str) -> Tensor:
+        ctx.save_for_backward(a, b if isinstance(b, Tensor) else None)
+        ctx.number = b
+        ctx.op = op
+        return apply_zip(op, a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        a, b = ctx.saved_tensors
+        b = b if b is not None else ctx.number
+        a_wins = (a > b) if ctx.op == "maximum" else (a < b)
+        share_a = where(a == b, 0.5, a_wins * 1.0)
+        grad_b = grad * (1 - share_a) if ctx.needs_input_grad[1] else None
+        return grad * share_a, grad_b, None
+
+
+class Remainder(Function):
+    """y = a mod b = a - floor(a / b) b;  dy/da = 1, dy/db = -floor(a / b)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
+        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+                              b if isinstance(b, Tensor) else None)  # fmt: skip
+        ctx.numbers = (a, b)
+        return apply_zip("remainder", a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor, Tensor | None]:
+        a, b = ctx.saved_tensors
+        a = a if a is not None else ctx.numbers[0]
+        b = b if b is not None else ctx.numbers[1]
+        grad_b = -grad * (a / b).floor() if ctx.needs_input_grad[1] else None
+        return grad, grad_b
+
+
+class Where(Function):
+    """y = a where cond else b;  the gradient goes to whichever was chosen."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, cond: Tensor, a: Any, b: Any) -> Tensor:
+        like = cond
+        if isinstance(a, Tensor):
+            like = a
+        elif isinstance(b, Tensor):
+            like = b
+        dtype = result_type(*(v for v in (a, b)))
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor) and dtype.is_floating_point:
+            dtype = get_default_dtype()
+        a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
+        cond = as_operand(cond, bool_, like)
+        shape, (cond, a, b) = broadcast_all(cond, a, b)
+        ctx.save_for_backward(cond)
+        out = Tensor._empty(shape, dtype, like.device)
+        return dispatch.where(out, cond, a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (cond,) = ctx.saved_tensors
+        zero = grad * 0
+        return (None,
+                where(cond, grad, zero) if ctx.needs_input_grad[1] else None,
+                where(cond, zero, grad) if ctx.needs_input_grad[2] else None)  # fmt: skip
+
+
+class Clamp(Function):
+    """y = min(max(x, low), high);  dy/dx = 1 where low <= x <= high, else 0"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, low: Any, high: Any) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.bounds = (low, high)
+        y = x
+        if low is not None:
+            y = apply_zip("maximum", y, low)
+        if high is not None:
+            y = apply_zip("minimum", y, high)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        low, high = ctx.bounds
+        inside = x == x
+        if low is not None:
+            inside = inside & (x >= low)
+        if high is not None:
+            inside = inside & (x <= high)
+        return grad * inside, None, None
+
+
+# ----- the functions users call -------------------------------------------------------
+
+
+def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
+    """``a + alpha * b``."""
+    return Add.apply(a, b if alpha == 1 else mul(b, alpha))
+
+
+def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
+    """``a - alpha * b``."""
+    return Sub.apply(a, b if alpha == 1 else mul(b, alpha))
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    return Mul.apply(a, b)
+
+
+def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division (``rounding_mode=None``), or ``"floor"``/``"trunc"`` rounding."""
+    if rounding_mode is None:
+        return Div.apply(a, b)
+    if rounding_mode == "floor":
+        return floor_divide(a, b)
+    if rounding_mode == "trunc":
+        quotient = Div.apply(a, b)
+        rounded = where(quotient < 0, quotient.ceil(), quotient.floor())
+        return rounded.to(result_type(a, b))
+    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                     f"but found '{rounding_mode}'")  # fmt: skip
+
+
+def floor_divide(a: Any, b: Any) -> Tensor:
+    """``floor(a / b)``, rounding toward minus infinity (no gradient, as in PyTorch)."""
+    return apply_zip("floordiv", a, b)
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    """Python's ``a % b``: the result has the sign of ``b``."""
+    return Remainder.apply(a, b)
+
+
+def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
+    return Pow.apply(a, b)
+
+
+def maximum(a: Tensor, b: Any) -> Tensor:
+    return Extremum.apply(a, b, "maximum")
+
+
+def minimum(a: Tensor, b: Any) -> Tensor:
+    return Extremum.apply(a, b, "minimum")
+
+
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
+    """Elementwise choice: ``input`` where ``condition`` is True, else ``other``."""
+    return Where.apply(condition, input, other)
+
+
+def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """Limit every element to ``[min, max]`` (either bound may be omitted)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return Clamp.apply(x, min, max)
+
+
+def _compare(op: str) -> Any:
+    def compare(a: Any, b: Any) -> Tensor:
+        return apply_zip(op, a, b)
+
+    compare.__name__ = op
+    compare.__doc__ = f"Elementwise ``{op}`` comparison; the result is a bool tensor."
+    return compare
+
+
+eq, ne, lt, le, gt, ge = (_compare(op) for op in ("eq", "ne", "lt", "le", "gt", "ge"))
+logical_and = _compare("logical_and")
+logical_or = _compare("logical_or")
+
+
+def reversed_operands(function: Any) -> Any:
+    """For ``2 - t`` Python calls ``t.__rsub__(2)``: swap the operands back."""
+
+    def reflected(self: Tensor, other: Any) -> Tensor:
+        if not (is_number(other) or isinstance(other, Tensor)):
+            return NotImplemented
+        return function(other, self)
+
+    return reflected

@@ -1,0 +1,62 @@
+"""Small helpers shared by the op files: wrapping Python numbers, casting, broadcasting.
+
+These run inside ``forward`` functions (with no graph recorded); none is an op a user
+calls directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch import dispatch
+from minitorch.dtypes import dtype as DType
+from minitorch.layout import broadcast_shapes, expand
+from minitorch.tensor import Tensor
+
+Number = bool | int | float
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, (bool, int, float)) and not isinstance(value, Tensor)
+
+
+def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
+    """A 0-d tensor holding ``value``, on ``like``'s device."""
+    return Tensor._full((), value, dtype, like.device)
+
+
+def as_operand(value: Any, dtype: DType, like: Tensor) -> Tensor:
+    """A tensor operand of ``dtype``: numbers become 0-d tensors, tensors are cast."""
+    if isinstance(value, Tensor):
+        return cast(value, dtype)
+    if is_number(value):
+        return scalar_tensor(value, dtype, like)
+    raise TypeError(
+        f"unsupported operand type {type(value).__name__}: expected a Tensor or a number"
+    )
+
+
+def cast(t: Tensor, dtype: DType) -> Tensor:
+    """``t`` converted to ``dtype`` (``t`` itself when it already has it). No graph."""
+    if t.dtype is dtype:
+        return t
+    out = Tensor._empty(t._shape, dtype, t.device)
+    return dispatch.map("copy", out, t)
+
+
+def broadcast_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """A stride-0 view of ``t`` stretched to ``shape`` (for kernels, never returned)."""
+    if t._shape == tuple(shape):
+        return t
+    new_shape, new_strides, offset = expand(t._shape, t._strides, t._offset, shape)
+    return Tensor(t._storage, new_shape, new_strides, offset, t.dtype, t.device)
+
+
+def broadcast_all(*tensors: Tensor) -> tuple[tuple[int, ...], list[Tensor]]:
+    """The common shape, and each tensor viewed at that shape."""
+    shape = broadcast_shapes(*(t._shape for t in tensors))
+    return shape, [broadcast_view(t, shape) for t in tensors]
+
+
+def shares_storage(a: Tensor, b: Tensor) -> bool:
+    return a._storage is b._storage

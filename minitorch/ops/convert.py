@@ -1,0 +1,104 @@
+"""Conversions: ``.to(dtype)``, ``.to(device)``, ``.float()``, ``.cpu()``, ``.cuda()``, ...
+
+A conversion that changes nothing returns the tensor itself (as in PyTorch); otherwise it
+makes a copy. Moving between devices goes through host memory: the values are read
+back to NumPy and written into the other device's storage. The gradient is converted
+back to the input's dtype and device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitorch import dispatch
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.device import as_device
+from minitorch.device import device as Device
+from minitorch.dtypes import as_dtype, bool_, float32, float64, int32, int64
+from minitorch.dtypes import dtype as DType
+from minitorch.layout import contiguous_strides
+from minitorch.ops.common import cast
+from minitorch.tensor import Tensor
+
+
+def check_device_available(device: Device) -> None:
+    """Raise a clear error when asked for CUDA where it cannot run."""
+    if device.type == "cuda":
+        from minitorch import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError(cuda.unavailable_reason())
+
+
+class ToCopy(Function):
+    """A copy with another dtype and/or device;  gradient: converted back."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dtype: DType, device: Device) -> Tensor:
+        ctx.dtype, ctx.device = x.dtype, x.device
+        if device == x.device:
+            return cast(x, dtype)
+        host = np.ascontiguousarray(x._host_array()).astype(dtype.numpy).reshape(-1)
+        storage = dispatch.from_numpy(host, device.type)
+        return Tensor(storage, x._shape, contiguous_strides(x._shape), 0, dtype, device)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return grad.to(ctx.dtype, ctx.device), None, None
+
+
+def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` or
+    keywords ``dtype=``/``device=``."""
+    dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    copy = kwargs.pop("copy", False)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype, device = arg.dtype, arg.device
+        elif isinstance(arg, (str, Device)):
+            device = arg
+        elif arg is not None:
+            dtype = arg
+    dtype = as_dtype(dtype) if dtype is not None else x.dtype
+    device = as_device(device) if device is not None else x.device
+    if dtype is x.dtype and device == x.device and not copy:
+        return x
+    check_device_available(device)
+    return ToCopy.apply(x, dtype, device)
+
+
+def cpu(x: Tensor) -> Tensor:
+    return to(x, device="cpu")
+
+
+def cuda(x: Tensor, device: Any = None) -> Tensor:
+    return to(x, device="cuda" if device is None else device)
+
+
+def float(x: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)
+    return to(x, float32)
+
+
+def double(x: Tensor) -> Tensor:
+    return to(x, float64)
+
+
+def long(x: Tensor) -> Tensor:
+    return to(x, int64)
+
+
+def int(x: Tensor) -> Tensor:  # noqa: A001
+    return to(x, int32)
+
+
+def bool(x: Tensor) -> Tensor:  # noqa: A001
+    return to(x, bool_)
+
+
+def type_as(x: Tensor, other: Tensor) -> Tensor:
+    return to(x, other.dtype)

@@ -1,0 +1,317 @@
+"""Indexing: ``t[...]`` and ``t[...] = v``, plus ``gather``, ``scatter_add``, ``index_select``.
+
+PyTorch (like NumPy) has two kinds of indexing, and the difference matters:
+
+* **Basic** indexing, with ints, slices, ``None`` and ``...``, is a *view*: each item is
+  a layout step (``select`` drops a dimension, a slice narrows and strides it, ``None``
+  adds a dimension of size 1). Nothing is copied; writing through it changes ``t``.
+* **Advanced** indexing, with integer tensors/lists or boolean masks, picks arbitrary
+  elements, which no single stride can describe: it *copies*, using ``gather``.
+
+    >>> t[1, ::2]          # a view
+    >>> t[[0, 2]]          # a copy (rows 0 and 2)
+    >>> t[t > 0]           # a copy (1-D: the positive elements)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitorch import dispatch
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.dtypes import bool_, int32, int64
+from minitorch.layout import normalize_dim, numel
+from minitorch.ops.common import broadcast_view, cast
+from minitorch.ops.shape import region
+from minitorch.tensor import Tensor
+
+INDEX_DTYPES = (int64, int32, bool_)
+
+
+def _as_index_tensor(item: Any, like: Tensor) -> Tensor:
+    if isinstance(item, Tensor):
+        index = item
+    else:
+        array = np.asarray(item)
+        if array.dtype.kind not in "iub" or (array.size == 0 and array.dtype.kind == "f"):
+            array = array.astype(np.int64) if array.size == 0 else array
+        if array.dtype.kind not in "iub":
+            raise IndexError(
+                "tensors used as indices must be long, int, byte or bool tensors"
+            )
+        array = array.astype(np.bool_ if array.dtype.kind == "b" else np.int64)
+        storage = dispatch.from_numpy(array.reshape(-1).copy(), like.device.type)
+        from minitorch.dtypes import from_numpy_dtype
+        from minitorch.layout import contiguous_strides
+
+        index = Tensor(storage, array.shape, contiguous_strides(array.shape), 0,
+                       from_numpy_dtype(array.dtype), like.device)  # fmt: skip
+    if index.dtype not in INDEX_DTYPES:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return index
+
+
+def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
+    """Indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one 1-D tensor
+    per dimension with ``as_tuple=True``."""
+    found = np.nonzero(x.detach().cpu().numpy())
+    columns = [_as_index_tensor(f.astype(np.int64), x) for f in found]
+    if as_tuple:
+        return tuple(columns)
+    stacked = np.stack(found, axis=1) if found else np.zeros((0, 0), dtype=np.int64)
+    return _as_index_tensor(stacked.astype(np.int64).reshape(-1, x.ndim), x)
+
+
+def _parse_key(x: Tensor, key: Any) -> tuple[list, list]:
+    """Split an indexing key into basic layout steps and advanced (dim, index) pairs."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    consumed = sum(
+        (item.ndim if isinstance(item, Tensor) and item.dtype is bool_ else 1)
+        for item in key
+        if item is not None and item is not Ellipsis
+    )
+    if sum(item is Ellipsis for item in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    steps: list = []
+    advanced: list = []
+    dim = 0  # dimension of the result being built
+    source_dim = 0  # dimension of x the next item indexes
+    for item in key:
+        if item is Ellipsis:
+            skip = x.ndim - consumed
+            dim += skip
+            source_dim += skip
+        elif item is None:
+            steps.append(("unsqueeze", dim))
+            dim += 1
+        elif isinstance(item, bool):
+            raise IndexError("indexing with a Python bool is not supported; use a mask tensor")
+        elif isinstance(item, (int, np.integer)):
+            size = x._shape[source_dim]
+            if not -size <= item < size:
+                raise IndexError(
+                    f"index {item} is out of bounds for dimension {source_dim} with size {size}"
+                )
+            steps.append(("select", dim, int(item)))
+            source_dim += 1
+        elif isinstance(item, slice):
+            start = 0 if item.start is None else int(item.start)
+            stop = x._shape[source_dim] if item.stop is None else int(item.stop)
+            step = 1 if item.step is None else int(item.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            steps.append(("slice", dim, start, stop, step))
+            dim += 1
+            source_dim += 1
+        else:
+            index = _as_index_tensor(item, x)
+            if index.dtype is bool_:
+                for k in range(index.ndim):
+                    if index._shape[k] != x._shape[source_dim + k]:
+                        raise IndexError(
+                            f"The shape of the mask {list(index.shape)} at index {k} does not "
+                            f"match the shape of the indexed tensor {list(x.shape)} at index "
+                            f"{source_dim + k}"
+                        )
+                for k, column in enumerate(nonzero(index, as_tuple=True)):
+                    advanced.append((dim + k, column))
+                dim += index.ndim
+                source_dim += index.ndim
+            else:
+                advanced.append((dim, index))
+                dim += 1
+                source_dim += 1
+    return steps, advanced
+
+
+def getitem(x: Tensor, key: Any) -> Tensor:
+    steps, advanced = _parse_key(x, key)
+    result = region(x, steps) if steps else x
+    if not advanced:
+        return result if steps else region(x, [])
+    return _advanced_index(result, advanced)
+
+
+def _advanced_index(x: Tensor, advanced: list) -> Tensor:
+    """Pick elements with index tensors along some dimensions (a copy).
+
+    The indexed dimensions are moved to the front and merged into one, the indices
+    combined into one linear index, and ``index_select`` picks the rows. If the indexed
+    dimensions were next to each other, the result's new dimensions go where they were.
+    """
+    dims = [d for d, _ in advanced]
+    indices = []
+    for d, index in advanced:
+        size = x._shape[d]
+        index = cast(index, int64)
+        if index.numel() and ((index >= size).any() or (index < -size).any()):
+            bad = index.detach().cpu().numpy()
+            worst = bad[(bad >= size) | (bad < -size)].reshape(-1)[0]
+            raise IndexError(f"index {worst} is out of bounds for dimension {d} with size {size}")
+        indices.append(index % size if size else index)
+    from minitorch.layout import broadcast_shapes
+
+    index_shape = broadcast_shapes(*(i._shape for i in indices))
+    rest = [d for d in range(x.ndim) if d not in dims]
+    moved = x.permute(dims + rest)
+    adv_sizes = [x._shape[d] for d in dims]
+    merged = moved.reshape((numel(adv_sizes),) + tuple(x._shape[d] for d in rest))
+    linear = None
+    for k, index in enumerate(indices):
+        term = index * numel(adv_sizes[k + 1 :])
+        linear = term if linear is None else linear + term
+    picked = merged.index_select(0, linear.expand(index_shape).reshape(-1))
+    result = picked.reshape(index_shape + tuple(x._shape[d] for d in rest))
+    adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+    if adjacent and dims[0] > 0:
+        n_index, first = len(index_shape), dims[0]
+        order = ([n_index + i for i in range(first)] + list(range(n_index))
+                 + [n_index + i for i in range(first, len(rest))])  # fmt: skip
+        result = result.permute(order)
+    return result
+
+
+def setitem(x: Tensor, key: Any, value: Any) -> None:
+    """``x[key] = value``: basic keys copy into the view; advanced keys write the
+    chosen elements (an in-place op either way, so every view sees it)."""
+    from minitorch.ops.inplace import apply_inplace, copy_
+
+    steps, advanced = _parse_key(x, key)
+    if not advanced:
+        copy_(region(x, steps) if steps else x, value)
+        return
+    apply_inplace(x, lambda old: _index_put(old, key, value))
+
+
+def _index_put(x: Tensor, key: Any, value: Any) -> Tensor:
+    """``x`` with the elements ``x[key]`` replaced by ``value`` (out of place)."""
+    positions = Tensor(dispatch.from_numpy(np.arange(x.numel(), dtype=np.int64), x.device.type),
+                       x._shape, _row_major(x._shape), 0, int64, x.device)  # fmt: skip
+    targets = getitem(positions, key)
+    if not isinstance(value, Tensor):
+        value = Tensor._full((), value, x.dtype, x.device)
+    values = value.to(x.dtype).expand(targets.shape).reshape(-1)
+    flat_targets = targets.reshape(-1).cpu().numpy()
+    # When a position is named twice, the last write wins (PyTorch leaves it unspecified).
+    _, last = np.unique(flat_targets[::-1], return_index=True)
+    keep = np.sort(len(flat_targets) - 1 - last)
+    unique_targets = _as_index_tensor(flat_targets[keep], x)
+    chosen = values.index_select(0, _as_index_tensor(keep.astype(np.int64), x))
+    hit = np.zeros(x.numel(), dtype=np.bool_)
+    hit[flat_targets] = True
+    flat = x.reshape(-1).where(~_as_index_tensor(hit, x), 0)
+    return flat.scatter_add(0, unique_targets, chosen).reshape(x.shape)
+
+
+def _row_major(shape: tuple) -> tuple:
+    from minitorch.layout import contiguous_strides
+
+    return contiguous_strides(shape)
+
+
+# ----- gather / scatter_add / index_select --------------------------------------------
+
+
+def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | None) -> None:
+    if index.dtype is not int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
+        raise RuntimeError(
+            f"Index tensor must have the same number of dimensions as input tensor "
+            f"({index.ndim} vs {x.ndim})"
+        )
+    for d in range(index.ndim):
+        if d != dim and index._shape[d] > x._shape[d]:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to "
+                f"be smaller than self {list(x.shape)} apart from dimension {dim}"
+            )
+        if other is not None and index._shape[d] > other._shape[d]:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to "
+                f"be smaller than src {list(other.shape)}"
+            )
+    size = x._shape[dim] if x.ndim else 1
+    if index.numel() and ((index >= size).any() or (index < 0).any()):
+        bad = index.detach().cpu().numpy()
+        worst = bad[(bad >= size) | (bad < 0)].reshape(-1)[0]
+        raise RuntimeError(f"index {worst} is out of bounds for dimension {dim} with size {size}")
+
+
+class Gather(Function):
+    """``out[i][j] = x[i][index[i][j]]`` (dim 1);  gradient: scatter_add it back."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dim: int, index: Tensor) -> Tensor:
+        ctx.save_for_backward(index)
+        ctx.shape, ctx.dim = x._shape, dim
+        out = Tensor._empty(index._shape, x.dtype, x.device)
+        return dispatch.gather(out, x, dim, index)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        return grad.new_zeros(ctx.shape).scatter_add(ctx.dim, index, grad), None, None
+
+
+class ScatterAdd(Function):
+    """``out = x`` then ``out[i][index[i][j]] += src[i][j]`` (dim 1).
+    Gradients: ``x`` gets ``grad``; ``src`` gets ``grad`` gathered at ``index``."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        ctx.save_for_backward(index)
+        ctx.dim = dim
+        out = Tensor._empty(x._shape, x.dtype, x.device)
+        dispatch.map("copy", out, x)
+        src = cast(src, x.dtype)
+        if src._shape != index._shape:  # only the part of src that index covers is used
+            src = Tensor(src._storage, index._shape, src._strides, src._offset, src.dtype,
+                         src.device)  # fmt: skip
+        return dispatch.scatter_add(out, dim, index, src)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        return grad, None, None, grad.gather(ctx.dim, index)
+
+
+def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = normalize_dim(dim, x.ndim)
+    _check_index("gather", x, d, index, None)
+    return Gather.apply(x, d, index)
+
+
+def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    d = normalize_dim(dim, x.ndim)
+    _check_index("scatter_add", x, d, index, src)
+    return ScatterAdd.apply(x, d, index, src)
+
+
+def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries ``index`` along ``dim`` (a copy): ``x.index_select(0, idx)`` = rows."""
+    d = normalize_dim(dim, x.ndim)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype not in (int64, int32):
+        raise IndexError("index_select(): Expected dtype int32/int64 for index")
+    index = cast(index, int64).reshape(-1)
+    size = x._shape[d] if x.ndim else 1
+    if index.numel() and ((index >= size).any() or (index < 0).any()):
+        raise IndexError(f"index out of range in self (dimension {d} has size {size})")
+    if x.ndim == 0:
+        return x.reshape(1).index_select(0, index).reshape(())
+    shape = x._shape[:d] + (index.numel(),) + x._shape[d + 1 :]
+    view_shape = tuple(index.numel() if k == d else 1 for k in range(x.ndim))
+    expanded = broadcast_view(index.reshape(view_shape), shape)
+    return Gather.apply(x, d, expanded)
+
+
+def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``value`` where ``mask`` is True, ``x`` elsewhere."""
+    return x.where(~mask, value) if not isinstance(value, Tensor) else value.where(mask, x)

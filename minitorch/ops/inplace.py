@@ -1,0 +1,189 @@
+"""In-place operations: ``add_``, ``mul_``, ``copy_``, ``fill_``, ``zero_``, ...
+
+An in-place op writes its result into the tensor's own storage, so every view of that
+storage sees the change. We do it in three steps, the same for every op:
+
+1. **Check** that autograd allows it: a leaf that requires grad (a parameter) may only
+   be changed under ``no_grad()``, as in PyTorch.
+2. **Compute** the result out of place, with the ordinary differentiable op (if the old
+   value is needed for backward, the op sees a ``clone`` of it).
+3. **Write** the result into the storage, bump the *version counter* (so backward can
+   detect that a saved tensor changed), and if a graph is being recorded, make the
+   tensor's history the result's history ("rebasing"). For a view, the history of its
+   base is rebased too: the base now equals "old base with this region replaced".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from minitorch import dispatch
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.ops.common import broadcast_view, cast, is_number
+from minitorch.tensor import Tensor
+
+
+def check_inplace(t: Tensor) -> None:
+    """Raise PyTorch's error for in-place changes autograd cannot allow."""
+    if not is_grad_enabled():
+        return
+    if t.is_leaf and t.requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation. "
+            "(Wrap the update in `with minitorch.no_grad():` if it is an optimizer step.)"
+        )
+    base = t._base
+    if base is not None and base.is_leaf and base.requires_grad:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation."
+        )
+
+
+def write(target: Tensor, values: Tensor) -> None:
+    """Copy ``values`` (broadcast, converted) into ``target``'s storage. No graph."""
+    if values.device != target.device:
+        values = values.to(target.device)
+    values = cast(values, target.dtype)
+    if values._storage is target._storage:  # overlapping memory: copy out first
+        values = values.clone()
+    dispatch.map("copy", target, broadcast_view(values, target._shape))
+    target._bump_version()
+
+
+def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """Make ``t`` equal ``compute(t)`` in place (the recipe in this file's docstring)."""
+    check_inplace(t)
+    recording = is_grad_enabled()
+    old = t.clone() if (recording and t.requires_grad) else t._alias()
+    result = compute(old)
+    if not result.dtype.category <= t.dtype.category:
+        raise RuntimeError(
+            f"result type {result.dtype.name} can't be cast to the desired output type "
+            f"{t.dtype.name}"
+        )
+    if tuple(result.shape) != tuple(t.shape):
+        raise RuntimeError(
+            f"output with shape {list(t.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
+    if recording and result.requires_grad and t._base is not None:
+        _rebase_view(t, result)
+    write(t, result)
+    if recording and result.requires_grad and t._base is None:
+        t._grad_fn, t._output_nr, t._requires_grad = result.grad_fn, result._output_nr, True
+    return t
+
+
+class WriteIntoView(Function):
+    """``new_base`` = ``base`` with the region ``(shape, strides, offset)`` replaced by
+    ``values``.  Gradient: the region's part goes to ``values``, the rest to ``base``."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, base: Tensor, values: Tensor, geometry: tuple) -> Tensor:
+        ctx.geometry = geometry
+        ctx.values_shape = values._shape
+        new_base = base.contiguous().clone() if base.is_contiguous() else base.contiguous()
+        region = new_base._view(*geometry)
+        dispatch.map("copy", region, broadcast_view(cast(values, base.dtype), region._shape))
+        return new_base
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        grad = grad.contiguous()
+        zeros = grad.new_zeros(ctx.values_shape)
+        grad_base = WriteIntoView.apply(grad, zeros, ctx.geometry)
+        grad_values = grad.as_strided(*ctx.geometry)
+        return grad_base, grad_values, None
+
+
+def _rebase_view(view: Tensor, result: Tensor) -> None:
+    """After ``view`` (a view of ``base``) is overwritten by ``result``, record that the
+    whole base changed, and read the view's new history off the base."""
+    base = view._base
+    if base._offset != 0 or not base.is_contiguous():
+        raise RuntimeError(
+            "in-place operation on a view whose base is not contiguous is not supported "
+            "with autograd; call .contiguous() on the base first"
+        )
+    geometry = (view._shape, view._strides, view._offset)
+    new_base = WriteIntoView.apply(base._alias() if not base.requires_grad else base,
+                                   result, geometry)  # fmt: skip
+    base._grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
+    rebased_view = base.as_strided(*geometry)
+    view._grad_fn, view._output_nr, view._requires_grad = rebased_view.grad_fn, 0, True
+
+
+# ----- the in-place methods -----------------------------------------------------------
+
+
+def copy_(t: Tensor, src: Any) -> Tensor:
+    """Copy ``src`` (broadcast to ``t``'s shape, converted to its dtype) into ``t``."""
+    if is_number(src):
+        return fill_(t, src)
+    return apply_inplace(t, lambda old: src.expand(t.shape).to(t.dtype, device=t.device))
+
+
+class Fill(Function):
+    """y = a constant;  dy/dx = 0 (the old values no longer matter)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, old: Tensor, value: Any) -> Tensor:
+        return Tensor._full(old._shape, value, old.dtype, old.device)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return grad * 0, None
+
+
+def fill_(t: Tensor, value: Any) -> Tensor:
+    """Set every element to ``value`` (a number or a 0-d tensor)."""
+    if isinstance(value, Tensor):
+        return apply_inplace(t, lambda old: value.expand(t.shape).to(t.dtype))
+    return apply_inplace(t, lambda old: Fill.apply(old, value))
+
+
+def zero_(t: Tensor) -> Tensor:
+    return fill_(t, 0)
+
+
+def add_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    return apply_inplace(t, lambda old: old.add(other, alpha=alpha))
+
+
+def sub_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    return apply_inplace(t, lambda old: old.sub(other, alpha=alpha))
+
+
+def mul_(t: Tensor, other: Any) -> Tensor:
+    return apply_inplace(t, lambda old: old * other)
+
+
+def div_(t: Tensor, other: Any) -> Tensor:
+    return apply_inplace(t, lambda old: old / other)
+
+
+def clamp_(t: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    return apply_inplace(t, lambda old: old.clamp(min, max))
+
+
+def pow_(t: Tensor, exponent: Any) -> Tensor:
+    return apply_inplace(t, lambda old: old**exponent)
+
+
+def neg_(t: Tensor) -> Tensor:
+    return apply_inplace(t, lambda old: -old)
+
+
+def exp_(t: Tensor) -> Tensor:
+    return apply_inplace(t, lambda old: old.exp())
+
+
+def sqrt_(t: Tensor) -> Tensor:
+    return apply_inplace(t, lambda old: old.sqrt())
+
+
+def relu_(t: Tensor) -> Tensor:
+    return apply_inplace(t, lambda old: old.relu())

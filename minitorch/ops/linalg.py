@@ -1,0 +1,118 @@
+"""Matrix multiplication: ``a @ b`` with PyTorch's rules for every rank.
+
+* 1-D @ 1-D: the dot product (a 0-d tensor);
+* 2-D @ 2-D: the matrix product ``[n, k] @ [k, m] -> [n, m]``;
+* 1-D operands are treated as a row (left) or column (right) and that dimension is
+  removed again from the result;
+* more dimensions: a *batch* of matrix products; the batch dimensions (all but the last
+  two) broadcast like elementwise shapes: ``[5, 1, n, k] @ [3, k, m] -> [5, 3, n, m]``.
+
+All of them become one ``matmul`` kernel call on ``[B, n, k] @ [B, k, m]``.
+The derivative of ``C = A @ B`` is ``dA = dC @ B^T`` and ``dB = A^T @ dC`` (the engine
+then sums over batch dimensions that were broadcast).
+"""
+
+from __future__ import annotations
+
+from minitorch import dispatch
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.layout import broadcast_shapes, numel
+from minitorch.tensor import Tensor
+
+
+class Matmul(Function):
+    """C = A @ B for operands of at least 2 dimensions (batch dims broadcast)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        batch = broadcast_shapes(a._shape[:-2], b._shape[:-2])
+        n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
+        a3 = a.expand(batch + (n, k)).reshape(numel(batch), n, k)
+        b3 = b.expand(batch + (k, m)).reshape(numel(batch), k, m)
+        out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
+        dispatch.matmul(out, a3, b3)
+        return out._view(batch + (n, m), _strides(batch + (n, m)), 0)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        grad_a = grad @ b.mT if ctx.needs_input_grad[0] else None
+        grad_b = a.mT @ grad if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def _strides(shape: tuple) -> tuple:
+    from minitorch.layout import contiguous_strides
+
+    return contiguous_strides(shape)
+
+
+def _check(a: Tensor, b: Tensor) -> None:
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and "
+            f"{b.ndim}D"
+        )
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != "
+            f"{b.dtype.name}. Convert one with .to(other.dtype)."
+        )
+    inner_a = a._shape[-1]
+    inner_b = b._shape[-2] if b.ndim > 1 else b._shape[0]
+    if inner_a != inner_b:
+        if a.ndim == 1 and b.ndim == 1:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{inner_a}] and src [{inner_b}] "
+                f"to have the same number of elements, but got {inner_a} and {inner_b} "
+                "elements respectively"
+            )
+        rows = "x".join(str(s) for s in (a._shape if a.ndim > 1 else (1, inner_a))[-2:])
+        cols = "x".join(str(s) for s in (b._shape if b.ndim > 1 else (inner_b, 1))[-2:])
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows} and {cols}): the last "
+            f"dimension of the first ({inner_a}) must equal the second-to-last of the "
+            f"second ({inner_b})"
+        )
+    broadcast_shapes(a._shape[:-2], b._shape[:-2] if b.ndim > 1 else ())
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """The matrix product with PyTorch's rules for 1-D and batched operands."""
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError("matmul(): arguments must be Tensors")
+    _check(a, b)
+    if a.ndim == 1 and b.ndim == 1:
+        return Matmul.apply(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+    if a.ndim == 1:
+        return Matmul.apply(a.unsqueeze(0), b).squeeze(-2)
+    if b.ndim == 1:
+        return Matmul.apply(a, b.unsqueeze(1)).squeeze(-1)
+    return Matmul.apply(a, b)
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"mm(): expected 2D tensors, got {a.ndim}D and {b.ndim}D")
+    return matmul(a, b)
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError(f"bmm(): expected 3D tensors, got {a.ndim}D and {b.ndim}D")
+    if a._shape[0] != b._shape[0]:
+        raise RuntimeError(f"bmm(): batch sizes differ: {a._shape[0]} and {b._shape[0]}")
+    return matmul(a, b)
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    return matmul(a, b)
+
+
+def mv(a: Tensor, b: Tensor) -> Tensor:
+    if a.ndim != 2 or b.ndim != 1:
+        raise RuntimeError(f"mv(): expected a 2D matrix and a 1D vector, got {a.ndim}D and {b.ndim}D")
+    return matmul(a, b)

@@ -1,0 +1,350 @@
+"""Reductions: ``sum``, ``mean``, ``prod``, ``max``, ``min``, ``argmax``, ``var``, ``std``,
+``logsumexp``, ``all``, ``any``, and the ``softmax`` family.
+
+The ``reduce`` kernel folds *one* dimension into size 1. Reducing several dimensions
+folds them one after another; without ``keepdim`` the size-1 dimensions are then
+squeezed away. The backward of a reduction does the opposite: it puts the removed
+dimensions back (``unsqueeze``) and spreads the gradient over them (``expand``).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+from typing import Any
+
+from minitorch import dispatch
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.dtypes import bool_, int64
+from minitorch.layout import normalize_dim, normalize_dims, numel
+from minitorch.ops.common import cast
+from minitorch.tensor import Tensor
+
+# (values, indices), like PyTorch's torch.return_types.max
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def fold(op: str, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """Run the ``reduce`` kernel over each of ``dims`` (no graph)."""
+    for d in dims:
+        if x._shape[d] == 0 and op in ("max", "min"):
+            raise IndexError(
+                f"{op}(): Expected reduction dim {d} to have non-zero size."
+            )
+        shape = x._shape[:d] + (1,) + x._shape[d + 1 :]
+        out = Tensor._empty(shape, x.dtype, x.device)
+        x = dispatch.reduce(op, out, x, d)
+    if not keepdim:
+        x = x._view(*_squeezed(x, dims))
+    return x
+
+
+def _squeezed(x: Tensor, dims: tuple[int, ...]) -> tuple:
+    keep = [d for d in range(x.ndim) if d not in dims]
+    return (tuple(x._shape[d] for d in keep), tuple(x._strides[d] for d in keep), x._offset)
+
+
+def expand_back(grad: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """Spread a reduction's gradient back over the reduced dimensions."""
+    if not keepdim:
+        for d in dims:
+            grad = grad.unsqueeze(d)
+    return grad.expand(shape)
+
+
+def sum_dtype(x: Tensor) -> Any:
+    """Sums of bool and integer tensors are int64, as in PyTorch."""
+    return x.dtype if x.dtype.is_floating_point else int64
+
+
+class Sum(Function):
+    """y = sum of x over dims;  dy/dx = 1 for every summed element"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dims: tuple, keepdim: bool) -> Tensor:
+        ctx.shape, ctx.dims, ctx.keepdim = x._shape, dims, keepdim
+        return fold("sum", cast(x, sum_dtype(x)), dims, keepdim)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+
+class Mean(Function):
+    """y = sum(x) / n;  dy/dx = 1 / n"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dims: tuple, keepdim: bool) -> Tensor:
+        ctx.shape, ctx.dims, ctx.keepdim = x._shape, dims, keepdim
+        ctx.count = numel([x._shape[d] for d in dims])
+        return fold("sum", x, dims, keepdim) / ctx.count
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return expand_back(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+
+class Prod(Function):
+    """y = product of x;  dy/dx_i = product of the *other* elements.
+
+    That is ``y / x_i`` when no element is zero. With exactly one zero, only the zero's
+    own gradient is nonzero (the product of the rest); with two or more, all are zero.
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dims: tuple, keepdim: bool) -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return fold("prod", cast(x, sum_dtype(x)), dims, keepdim)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        dims, shape = ctx.dims, x.shape
+        is_zero = x == 0
+        safe = x.where(~is_zero, 1.0)
+        product_of_nonzeros = safe.prod(dims, keepdim=True)
+        zeros = is_zero.sum(dims, keepdim=True)
+        others = (product_of_nonzeros / safe).where(zeros == 0, 0.0)
+        others = others.where(~is_zero, product_of_nonzeros.where(zeros == 1, 0.0))
+        return expand_back(grad, shape, dims, ctx.keepdim) * others, None, None
+
+
+class Extreme(Function):
+    """``max``/``min`` over dims (``amax``/``amin``): the gradient is shared evenly among
+    the elements equal to the extreme value."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, op: str, dims: tuple, keepdim: bool) -> Tensor:
+        y = fold(op, x, dims, keepdim)
+        ctx.save_for_backward(x, y)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        x, y = ctx.saved_tensors
+        shape = x.shape
+        hits = x == expand_back(y, shape, ctx.dims, ctx.keepdim)
+        count = hits.sum(ctx.dims, keepdim=True)
+        return expand_back(grad, shape, ctx.dims, ctx.keepdim) * hits / count, None, None, None
+
+
+class ExtremeWithIndex(Function):
+    """``max(dim)``/``min(dim)``: values and the index where each was found. The
+    gradient goes to that one element (``scatter_add`` into zeros)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, op: str, dim: int, keepdim: bool) -> tuple:
+        values = fold(op, x, (dim,), keepdim=True)
+        indices = arg_fold("arg" + op, x, dim)
+        ctx.save_for_backward(indices)
+        ctx.shape, ctx.dim, ctx.keepdim = x._shape, dim, keepdim
+        ctx.mark_non_differentiable(indices)
+        if not keepdim:
+            values = values._view(*_squeezed(values, (dim,)))
+            indices = indices._view(*_squeezed(indices, (dim,)))
+        return values, indices
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor, grad_indices: Tensor) -> tuple:
+        (indices,) = ctx.saved_tensors  # kept with keepdim=True
+        if not ctx.keepdim:
+            grad = grad.unsqueeze(ctx.dim)
+        zeros = grad.new_zeros(ctx.shape)
+        return zeros.scatter_add(ctx.dim, indices, grad), None, None, None
+
+
+def arg_fold(op: str, x: Tensor, dim: int) -> Tensor:
+    """The ``arg_reduce`` kernel over one dimension; the result keeps it with size 1."""
+    if x._shape[dim] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {dim} to have non-zero size.")
+    out = Tensor._empty(x._shape[:dim] + (1,) + x._shape[dim + 1 :], int64, x.device)
+    return dispatch.arg_reduce(op, out, x, dim)
+
+
+# ----- the functions users call -------------------------------------------------------
+
+
+def sum(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+    """Sum over ``dim`` (an int, a tuple, or None for all)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    return Sum.apply(x, normalize_dims(dim, x.ndim), keepdim)
+
+
+def mean(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {x.dtype.name.capitalize()}"
+        )
+    return Mean.apply(x, normalize_dims(dim, x.ndim), keepdim)
+
+
+def prod(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtype)
+    return Prod.apply(x, normalize_dims(dim, x.ndim), keepdim)
+
+
+def _max_or_min(op: str, x: Tensor, dim: Any, keepdim: bool) -> Any:
+    if isinstance(dim, Tensor):  # max(a, b) is the elementwise maximum
+        return x.maximum(dim) if op == "max" else x.minimum(dim)
+    if dim is None:
+        if x.numel() == 0:
+            raise RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return Extreme.apply(x, op, normalize_dims(None, x.ndim), False)
+    d = normalize_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return ValuesIndices(x.clone(), Tensor._full((), 0, int64, x.device))
+    values, indices = ExtremeWithIndex.apply(x, op, d, keepdim)
+    return ValuesIndices(values, indices)
+
+
+def max(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """The largest element, or ``(values, indices)`` along ``dim``."""
+    return _max_or_min("max", x, dim, keepdim)
+
+
+def min(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """The smallest element, or ``(values, indices)`` along ``dim``."""
+    return _max_or_min("min", x, dim, keepdim)
+
+
+def amax(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return Extreme.apply(x, "max", normalize_dims(dim if dim != () else None, x.ndim), keepdim)
+
+
+def amin(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return Extreme.apply(x, "min", normalize_dims(dim if dim != () else None, x.ndim), keepdim)
+
+
+def _arg(op: str, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    if dim is None:
+        flat = x.reshape(-1)
+        result = arg_fold(op, flat, 0)
+        return result.reshape((1,) * x.ndim) if keepdim else result.reshape(())
+    d = normalize_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return Tensor._full((), 0, int64, x.device)
+    result = arg_fold(op, x, d)
+    return result if keepdim else result._view(*_squeezed(result, (d,)))
+
+
+def argmax(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """Index of the (first) largest element, over everything or along ``dim``."""
+    return _arg("argmax", x, dim, keepdim)
+
+
+def argmin(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    return _arg("argmin", x, dim, keepdim)
+
+
+def var(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:  # fmt: skip
+    """Variance: ``sum((x - mean)^2) / (n - correction)``; ``correction=1`` by default
+    (Bessel's correction), ``unbiased=False`` means ``correction=0``."""
+    if isinstance(unbiased, bool):
+        correction = 1 if unbiased else 0
+    elif unbiased is not None and dim is None:  # var(x, 0) style positional dim
+        dim = unbiased
+    if correction is None:
+        correction = 1
+    dims = normalize_dims(dim, x.ndim)
+    count = numel([x.shape[d] for d in dims])
+    centered = x - x.mean(dims, keepdim=True)
+    return (centered * centered).sum(dims, keepdim=keepdim) / builtins.max(count - correction, 0)
+
+
+def std(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:  # fmt: skip
+    return var(x, dim, unbiased, keepdim, correction=correction).sqrt()
+
+
+def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` computed stably: subtract the max first, add it back after."""
+    dims = normalize_dims(dim, x.ndim)
+    if not x.dtype.is_floating_point:
+        x = x.float()
+    shift = x.detach().amax(dims, keepdim=True) if x.numel() else x.new_zeros(())
+    shift = shift.where(shift.abs() != float("inf"), 0.0)
+    total = (x - shift).exp().sum(dims, keepdim=True).log() + shift
+    return total if keepdim else total.squeeze(dims)
+
+
+def all(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """True where every element (along ``dim``) is nonzero."""
+    return fold("all", cast(x, bool_), normalize_dims(dim, x.ndim), keepdim)
+
+
+def any(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """True where some element (along ``dim``) is nonzero."""
+    return fold("any", cast(x, bool_), normalize_dims(dim, x.ndim), keepdim)
+
+
+class Softmax(Function):
+    """y = exp(x - max) / sum(exp(x - max));  dL/dx = y * (g - sum(g * y))"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dim: int) -> Tensor:
+        shifted = (x - fold("max", x, (dim,), keepdim=True)).exp()
+        y = shifted / fold("sum", shifted, (dim,), keepdim=True)
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (y,) = ctx.saved_tensors
+        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    """y = x - logsumexp(x);  dL/dx = g - softmax(x) * sum(g)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dim: int) -> Tensor:
+        shifted = x - fold("max", x, (dim,), keepdim=True)
+        y = shifted - fold("sum", shifted.exp(), (dim,), keepdim=True).log()
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (y,) = ctx.saved_tensors
+        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+def _softmax_input(x: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
+    if dtype is not None:
+        x = x.to(dtype)
+    elif not x.dtype.is_floating_point:
+        x = x.float()
+    if dim is None:
+        raise TypeError("softmax() missing required argument 'dim' (minitorch, like "
+                        "PyTorch, needs the dimension to normalise over)")  # fmt: skip
+    return x, normalize_dim(dim, x.ndim)
+
+
+def softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``, stable for large inputs."""
+    x, d = _softmax_input(x, dim, dtype)
+    if x.ndim == 0:
+        return Softmax.apply(x.unsqueeze(0), 0).squeeze(0)
+    return Softmax.apply(x, d)
+
+
+def log_softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """``log(softmax(x))`` along ``dim``, computed without overflow."""
+    x, d = _softmax_input(x, dim, dtype)
+    if x.ndim == 0:
+        return LogSoftmax.apply(x.unsqueeze(0), 0).squeeze(0)
+    return LogSoftmax.apply(x, d)
+

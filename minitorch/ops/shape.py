@@ -1,0 +1,426 @@
+"""Views and shape operations: ``view``, ``reshape``, ``permute``, ``expand``, ``narrow``,
+``as_strided``, ``split`` ... and the few shape ops that must copy (``cat``, ``stack``,
+``flip``, ``contiguous``, ``clone``).
+
+A *view* computes a new ``(shape, strides, offset)`` with the rules of
+``minitorch/layout.py`` and returns a tensor over the **same storage**: writing through
+it changes the original. Each view's backward sends the gradient back through the
+opposite view:
+
+* ``view``/``reshape``/``squeeze``/``unsqueeze``/``flatten``: elements keep their order,
+  so the gradient is reshaped back;
+* ``permute``: permute the gradient back with the inverse order;
+* ``expand``: one input element was read many times: sum those gradients;
+* slicing/``narrow``/``select``: the gradient fills its region of a zero tensor;
+* ``as_strided``: any layout at all: scatter into a zero *storage*, then read back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitorch import dispatch, layout
+from minitorch.autograd.engine import sum_to
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.dtypes import int64, result_type
+from minitorch.ops.common import cast
+from minitorch.tensor import Tensor
+
+
+def sizes_from(args: tuple) -> tuple[int, ...]:
+    """Accept both ``f(2, 3)`` and ``f((2, 3))``, like PyTorch."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    for size in args:
+        if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
+            raise TypeError(f"sizes must be ints, but got {type(size).__name__} ({size!r})")
+    return tuple(int(s) for s in args)
+
+
+class View(Function):
+    """A view that keeps the row-major order of the elements (view, squeeze, ...)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, new_layout: tuple) -> Tensor:
+        ctx.shape = x._shape
+        return x._view(*new_layout)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return grad.reshape(ctx.shape), None
+
+
+class Permute(Function):
+    """y = x with dimensions reordered;  the gradient is permuted back."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dims: tuple) -> Tensor:
+        new_layout = layout.permute(x._shape, x._strides, x._offset, dims)
+        ctx.inverse = tuple(int(i) for i in np.argsort([d % max(x.ndim, 1) for d in dims]))
+        return x._view(*new_layout)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return grad.permute(ctx.inverse), None
+
+
+class Expand(Function):
+    """y = x stretched (stride 0);  each input element's gradient is the sum of the
+    gradients of all the places it was read."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, sizes: tuple) -> Tensor:
+        ctx.shape = x._shape
+        return x._view(*layout.expand(x._shape, x._strides, x._offset, sizes))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return sum_to(grad, ctx.shape), None
+
+
+class RegionView(Function):
+    """A view of a region (slicing, ``narrow``, ``select``). ``relative`` is the same
+    region's layout inside a fresh contiguous tensor of the input's shape."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, new_layout: tuple, relative: tuple) -> Tensor:
+        ctx.shape, ctx.relative = x._shape, relative
+        return x._view(*new_layout)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return FillRegion.apply(grad, ctx.shape, ctx.relative), None, None
+
+
+class FillRegion(Function):
+    """A zero tensor of ``shape`` with ``values`` written into one region of it (the
+    backward of ``RegionView``; its own backward reads the region back)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, values: Tensor, shape: tuple, relative: tuple) -> Tensor:
+        ctx.relative = relative
+        out = Tensor._full(shape, 0, values.dtype, values.device)
+        dispatch.map("copy", out._view(*relative), values)
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        grad = grad.contiguous()
+        shape, strides, offset = ctx.relative
+        return grad.as_strided(shape, strides, grad.storage_offset() + offset), None, None
+
+
+def storage_positions(shape: tuple, strides: tuple, offset: int, like: Tensor) -> Tensor:
+    """An int64 tensor holding, for every element of a layout, its storage position."""
+    positions = np.full(shape, offset, dtype=np.int64)
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        steps = np.arange(size, dtype=np.int64) * stride
+        positions = positions + steps.reshape((size,) + (1,) * (len(shape) - d - 1))
+    storage = dispatch.from_numpy(np.ascontiguousarray(positions).reshape(-1), like.device.type)
+    return Tensor(storage, shape, layout.contiguous_strides(shape), 0, int64, like.device)
+
+
+class AsStrided(Function):
+    """Any layout over the input's storage. Backward: add the gradient into a zero
+    buffer the size of the storage at the positions the view read, then read the
+    input's own positions back out of it."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, size: tuple, stride: tuple, offset: int) -> Tensor:
+        ctx.x_layout = (x._shape, x._strides, x._offset)
+        ctx.layout = (size, stride, offset)
+        ctx.storage_size = x.untyped_storage_size()
+        return x._view(size, stride, offset)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        buffer = grad.new_zeros((ctx.storage_size,))
+        written = storage_positions(*ctx.layout, grad).reshape(-1)
+        buffer = buffer.scatter_add(0, written, grad.reshape(-1))
+        shape = ctx.x_layout[0]
+        read = storage_positions(*ctx.x_layout, grad).reshape(-1)
+        return buffer.gather(0, read).reshape(shape), None, None, None
+
+
+class Copy(Function):
+    """A copy into new contiguous storage (``contiguous``, ``clone``);  gradient: itself."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, keep_strides: bool) -> Tensor:
+        out = Tensor._empty(x._shape, x.dtype, x.device)
+        if keep_strides and x.numel() > 1:
+            out = _dense_like(x)
+        return dispatch.map("copy", out, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return grad, None
+
+
+def _dense_like(x: Tensor) -> Tensor:
+    """An empty tensor with ``x``'s dimension order in memory when ``x`` is dense
+    (PyTorch's ``preserve_format``: ``x.t().clone()`` is still transposed)."""
+    order = sorted(range(x.ndim), key=lambda d: (-x._strides[d], d))
+    packed = layout.contiguous_strides(tuple(x._shape[d] for d in order))
+    strides = [0] * x.ndim
+    for d, stride in zip(order, packed):
+        strides[d] = stride
+    dense = all(x._strides[d] == strides[d] for d in range(x.ndim) if x._shape[d] > 1)
+    if not dense:
+        return Tensor._empty(x._shape, x.dtype, x.device)
+    storage = dispatch.empty(x.numel(), x.dtype.numpy, x.device.type)
+    return Tensor(storage, x._shape, tuple(strides), 0, x.dtype, x.device)
+
+
+class Flip(Function):
+    """Reverse the order along ``dims`` (a copy, as in PyTorch);  gradient: flip back."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dims: tuple) -> Tensor:
+        ctx.dims = dims
+        strides, offset = list(x._strides), x._offset
+        for d in dims:
+            if x._shape[d] > 0:
+                offset += (x._shape[d] - 1) * strides[d]
+            strides[d] = -strides[d]
+        reversed_view = Tensor(x._storage, x._shape, tuple(strides), offset, x.dtype, x.device)
+        return dispatch.map("copy", Tensor._empty(x._shape, x.dtype, x.device), reversed_view)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return grad.flip(ctx.dims), None
+
+
+class Cat(Function):
+    """Join tensors along ``dim`` (a copy);  each input's gradient is its slice."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, dim: int, *tensors: Tensor) -> Tensor:
+        dtype = result_type(*tensors)
+        first = tensors[0]
+        shape = list(first._shape)
+        shape[dim] = sum(t._shape[dim] for t in tensors)
+        out = Tensor._empty(tuple(shape), dtype, first.device)
+        start = 0
+        ctx.sizes = [t._shape[dim] for t in tensors]
+        ctx.dim = dim
+        for t in tensors:
+            region = layout.slice_dim(out._shape, out._strides, 0, dim, start,
+                                      start + t._shape[dim], 1)  # fmt: skip
+            dispatch.map("copy", out._view(*region), cast(t, dtype))
+            start += t._shape[dim]
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        pieces, start = [], 0
+        for size in ctx.sizes:
+            pieces.append(grad.narrow(ctx.dim, start, size))
+            start += size
+        return (None, *pieces)
+
+
+# ----- the functions users call -------------------------------------------------------
+
+
+def view(x: Tensor, *shape: Any) -> Tensor:
+    """The same storage read with another shape; fails (suggesting ``reshape``) when the
+    strides cannot express it without a copy."""
+    new_shape = layout.infer_shape(sizes_from(shape), x.numel())
+    strides = layout.view_strides(x._shape, x._strides, new_shape)
+    if strides is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return View.apply(x, (new_shape, strides, x._offset))
+
+
+def reshape(x: Tensor, *shape: Any) -> Tensor:
+    """Like ``view`` when possible; otherwise copies into a contiguous tensor first."""
+    new_shape = layout.infer_shape(sizes_from(shape), x.numel())
+    if layout.view_strides(x._shape, x._strides, new_shape) is None:
+        x = contiguous(x)
+    return view(x, new_shape)
+
+
+def permute(x: Tensor, *dims: Any) -> Tensor:
+    return Permute.apply(x, sizes_from(dims))
+
+
+def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
+    order = list(range(x.ndim))
+    a, b = layout.normalize_dim(dim0, x.ndim), layout.normalize_dim(dim1, x.ndim)
+    if x.ndim == 0:
+        return View.apply(x, (x._shape, x._strides, x._offset))
+    order[a], order[b] = order[b], order[a]
+    return Permute.apply(x, tuple(order))
+
+
+def t(x: Tensor) -> Tensor:
+    """Transpose a matrix (a 0-d or 1-d tensor is returned as it is)."""
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return transpose(x, 0, 1) if x.ndim == 2 else View.apply(x, (x._shape, x._strides, x._offset))
+
+
+def unsqueeze(x: Tensor, dim: int) -> Tensor:
+    d = layout.normalize_dim(dim, x.ndim + 1)
+    return View.apply(x, layout.unsqueeze(x._shape, x._strides, x._offset, d))
+
+
+def squeeze(x: Tensor, dim: Any = None) -> Tensor:
+    dims = layout.normalize_dims(dim, x.ndim) if x.ndim else ()
+    return View.apply(x, layout.squeeze(x._shape, x._strides, x._offset, dims))
+
+
+def expand(x: Tensor, *sizes: Any) -> Tensor:
+    return Expand.apply(x, sizes_from(sizes))
+
+
+def expand_as(x: Tensor, other: Tensor) -> Tensor:
+    return Expand.apply(x, tuple(other.shape))
+
+
+def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if x.ndim == 0:
+        return reshape(x, (1,))
+    start, end = layout.normalize_dim(start_dim, x.ndim), layout.normalize_dim(end_dim, x.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = x._shape[:start] + (-1,) + x._shape[end + 1 :]
+    return reshape(x, shape) if x.numel() else reshape(x, x._shape[:start] + (0,) + x._shape[end + 1 :])
+
+
+def unflatten(x: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    d = layout.normalize_dim(dim, x.ndim)
+    inner = layout.infer_shape(list(sizes), x._shape[d])
+    return view(x, x._shape[:d] + inner + x._shape[d + 1 :])
+
+
+def region(x: Tensor, steps: list) -> Tensor:
+    """Apply layout steps (``("slice", dim, start, stop, step)``, ``("select", dim, i)``,
+    ``("unsqueeze", dim)``) to ``x`` and to a contiguous stand-in (for the backward)."""
+    actual = (x._shape, x._strides, x._offset)
+    relative = (x._shape, layout.contiguous_strides(x._shape), 0)
+    for kind, *args in steps:
+        rule = {"slice": layout.slice_dim, "select": layout.select,
+                "unsqueeze": layout.unsqueeze}[kind]  # fmt: skip
+        actual, relative = rule(*actual, *args), rule(*relative, *args)
+    return RegionView.apply(x, actual, relative)
+
+
+def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    d = layout.normalize_dim(dim, x.ndim)
+    size = x._shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")  # fmt: skip
+    start %= size if size else 1
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return region(x, [("slice", d, start, start + length, 1)])
+
+
+def select(x: Tensor, dim: int, index: int) -> Tensor:
+    d = layout.normalize_dim(dim, x.ndim)
+    return region(x, [("select", d, index)])
+
+
+def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
+               storage_offset: int | None = None) -> Tensor:  # fmt: skip
+    """Any ``(size, stride, offset)`` over the storage, checked to stay inside it."""
+    offset = x._offset if storage_offset is None else int(storage_offset)
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    layout.check_as_strided(size, stride, offset, x.untyped_storage_size())
+    return AsStrided.apply(x, size, stride, offset)
+
+
+def split(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    d = layout.normalize_dim(dim, x.ndim)
+    size = x._shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got {step}")
+        sections = [min(step, size - start) for start in range(0, size, step)] or [0]
+    else:
+        sections = list(split_size_or_sections)
+        if sum(sections) != size:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
+                f"tensor's size at dimension {d}), but got split_sizes={sections}"
+            )
+    pieces, start = [], 0
+    for length in sections:
+        pieces.append(narrow(x, d, start, length))
+        start += length
+    return tuple(pieces)
+
+
+def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    size = x._shape[layout.normalize_dim(dim, x.ndim)]
+    return split(x, max(math.ceil(size / chunks), 1), dim)
+
+
+def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    d = layout.normalize_dim(dim, x.ndim)
+    return tuple(select(x, d, i) for i in range(x._shape[d]))
+
+
+def contiguous(x: Tensor) -> Tensor:
+    """``x`` itself when its elements are already in row-major order, else a copy."""
+    return x if x.is_contiguous() else Copy.apply(x, False)
+
+
+def clone(x: Tensor) -> Tensor:
+    """A copy with its own storage (keeping a dense tensor's dimension order)."""
+    return Copy.apply(x, True)
+
+
+def flip(x: Tensor, dims: Any) -> Tensor:
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return Flip.apply(x, tuple(layout.normalize_dim(d, x.ndim) for d in dims))
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join tensors along an existing dimension."""
+    tensors = [t for t in tensors if not (t.ndim == 1 and t.numel() == 0)] or list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    d = layout.normalize_dim(dim, tensors[0].ndim)
+    reference = tensors[0]
+    for number, t in enumerate(tensors):
+        if t.ndim != reference.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {reference.ndim} and {t.ndim}"
+            )
+        for axis in range(t.ndim):
+            if axis != d and t._shape[axis] != reference._shape[axis]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{reference._shape[axis]} but got size {t._shape[axis]} for tensor "
+                    f"number {number} in the list."
+                )
+    return Cat.apply(d, *tensors)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join tensors of one shape along a new dimension."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
+                f"at entry 0 and {list(t.shape)} at entry {i}"
+            )
+    d = layout.normalize_dim(dim, tensors[0].ndim + 1)
+    return cat([unsqueeze(t, d) for t in tensors], d)

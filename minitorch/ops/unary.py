@@ -1,0 +1,301 @@
+"""Elementwise functions of one tensor: ``exp``, ``log``, ``relu``, ...
+
+Each is a ``Function`` whose forward is one ``map`` kernel with an op from the scalar-op
+table, and whose backward is the derivative, written as tensor operations right beside
+it (so it can be differentiated again). ``grad`` is dL/dy; backward returns dL/dx.
+
+Functions such as ``exp`` turn integer input into the default float dtype first,
+like PyTorch (``minitorch.tensor([1, 2]).exp()`` is float32).
+"""
+
+from __future__ import annotations
+
+from minitorch import dispatch
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.dtypes import bool_, get_default_dtype
+from minitorch.ops.common import cast
+from minitorch.tensor import Tensor
+
+# Ops whose result is always floating point (an integer input is converted first).
+FLOAT_RESULT = {"exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
+                "reciprocal"}  # fmt: skip
+
+
+def apply_map(op: str, x: Tensor) -> Tensor:
+    """Run one ``map`` kernel: ``out[i] = f(x[i])`` into a new contiguous tensor."""
+    if op in FLOAT_RESULT and not x.dtype.is_floating_point:
+        x = cast(x, get_default_dtype())
+    if op == "neg" and x.dtype is bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    out = Tensor._empty(x._shape, bool_ if op == "logical_not" else x.dtype, x.device)
+    return dispatch.map(op, out, x)
+
+
+class Neg(Function):
+    """y = -x;  dy/dx = -1"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        return apply_map("neg", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        return -grad
+
+
+class Abs(Function):
+    """y = |x|;  dy/dx = sign(x)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("abs", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * x.sign()
+
+
+class Exp(Function):
+    """y = e^x;  dy/dx = e^x = y"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        y = apply_map("exp", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (y,) = ctx.saved_tensors
+        return grad * y
+
+
+class Log(Function):
+    """y = ln x;  dy/dx = 1 / x"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("log", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad / x
+
+
+class Log1p(Function):
+    """y = ln(1 + x);  dy/dx = 1 / (1 + x)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("log1p", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad / (x + 1)
+
+
+class Sqrt(Function):
+    """y = sqrt(x);  dy/dx = 1 / (2 sqrt(x)) = 1 / (2y)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        y = apply_map("sqrt", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (y,) = ctx.saved_tensors
+        return grad / (y * 2)
+
+
+class Rsqrt(Function):
+    """y = 1 / sqrt(x);  dy/dx = -1/2 x^(-3/2) = -y^3 / 2"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        y = apply_map("rsqrt", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (y,) = ctx.saved_tensors
+        return grad * y * y * y * -0.5
+
+
+class Sin(Function):
+    """y = sin x;  dy/dx = cos x"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("sin", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+
+class Cos(Function):
+    """y = cos x;  dy/dx = -sin x"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("cos", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return -grad * x.sin()
+
+
+class Tanh(Function):
+    """y = tanh x;  dy/dx = 1 - tanh^2 x = 1 - y^2"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        y = apply_map("tanh", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (y,) = ctx.saved_tensors
+        return grad * (1 - y * y)
+
+
+class Sigmoid(Function):
+    """y = 1 / (1 + e^-x);  dy/dx = y (1 - y)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        y = apply_map("sigmoid", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (y,) = ctx.saved_tensors
+        return grad * y * (1 - y)
+
+
+class Relu(Function):
+    """y = max(x, 0);  dy/dx = 1 where y > 0, else 0"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        y = apply_map("relu", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (y,) = ctx.saved_tensors
+        return grad * (y > 0)
+
+
+class Reciprocal(Function):
+    """y = 1 / x;  dy/dx = -1 / x^2 = -y^2"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        y = apply_map("reciprocal", x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (y,) = ctx.saved_tensors
+        return -grad * y * y
+
+
+class Piecewise(Function):
+    """``sign``, ``floor``, ``ceil``: flat almost everywhere, so the gradient is 0."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, op: str) -> Tensor:
+        return apply_map(op, x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor, None]:
+        return grad * 0, None
+
+
+def neg(x: Tensor) -> Tensor:
+    return Neg.apply(x)
+
+
+def abs(x: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)
+    return Abs.apply(x)
+
+
+def exp(x: Tensor) -> Tensor:
+    return Exp.apply(x)
+
+
+def log(x: Tensor) -> Tensor:
+    return Log.apply(x)
+
+
+def log1p(x: Tensor) -> Tensor:
+    return Log1p.apply(x)
+
+
+def sqrt(x: Tensor) -> Tensor:
+    return Sqrt.apply(x)
+
+
+def rsqrt(x: Tensor) -> Tensor:
+    return Rsqrt.apply(x)
+
+
+def sin(x: Tensor) -> Tensor:
+    return Sin.apply(x)
+
+
+def cos(x: Tensor) -> Tensor:
+    return Cos.apply(x)
+
+
+def tanh(x: Tensor) -> Tensor:
+    return Tanh.apply(x)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    return Sigmoid.apply(x)
+
+
+def relu(x: Tensor) -> Tensor:
+    return Relu.apply(x)
+
+
+def reciprocal(x: Tensor) -> Tensor:
+    return Reciprocal.apply(x)
+
+
+def sign(x: Tensor) -> Tensor:
+    return Piecewise.apply(x, "sign")
+
+
+def floor(x: Tensor) -> Tensor:
+    return Piecewise.apply(x, "floor")
+
+
+def ceil(x: Tensor) -> Tensor:
+    return Piecewise.apply(x, "ceil")
+
+
+def logical_not(x: Tensor) -> Tensor:
+    return apply_map("logical_not", x)

@@ -1,0 +1,310 @@
+"""The Tensor: a storage, a layout, a dtype, a device, and autograd bookkeeping.
+
+This file holds the *data structure* only. A tensor is
+
+* ``_storage`` -- a flat 1-D array shared by every view of it (NumPy on the CPU);
+* ``_shape``, ``_strides``, ``_offset`` -- how to read that storage (``minitorch/layout.py``);
+* ``dtype`` and ``device``;
+* autograd fields: ``requires_grad``, ``grad``, ``grad_fn`` (the node that made this
+  tensor), ``_base`` (the tensor this one is a view of) and a *version counter* shared
+  by all views of one storage, bumped by every in-place write.
+
+The operations (``+``, ``exp``, ``sum``, ``view``, ...) live in ``minitorch/ops/`` and are
+attached to ``Tensor`` as methods by ``minitorch/ops/__init__.py``: each op is written
+once, with its derivative beside it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from minitorch import dispatch
+from minitorch.device import device as Device
+from minitorch.dtypes import dtype as DType
+from minitorch.layout import contiguous_strides, is_contiguous, normalize_dim, numel
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like PyTorch's ``torch.Size``."""
+
+    def __repr__(self) -> str:
+        return f"minitorch.Size({list(self)})"
+
+    def numel(self) -> int:
+        return numel(self)
+
+
+class VersionCounter:
+    """How many times a storage was written in place. Shared by all views of it, so
+    autograd can tell that a tensor it saved for backward has changed since."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Tensor:
+    """An n-dimensional array with PyTorch's API. Create one with
+    ``minitorch.tensor(data)``, ``minitorch.zeros(shape)``, ...; not with ``Tensor()``."""
+
+    __slots__ = (
+        "_storage", "_shape", "_strides", "_offset", "dtype", "device",
+        "_requires_grad", "grad", "_grad_fn", "_output_nr", "_base", "_version_counter",
+        "_grad_accumulator", "_retains_grad", "__weakref__",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        storage: Any,
+        shape: tuple[int, ...],
+        strides: tuple[int, ...],
+        offset: int,
+        dtype: DType,
+        device: Device,
+        base: Tensor | None = None,
+    ) -> None:
+        self._storage = storage
+        self._shape = tuple(shape)
+        self._strides = tuple(strides)
+        self._offset = offset
+        self.dtype = dtype
+        self.device = device
+        self._requires_grad = False
+        self.grad: Tensor | None = None
+        self._grad_fn: Any = None
+        self._output_nr = 0
+        self._base = base
+        self._version_counter = base._version_counter if base is not None else VersionCounter()
+        self._grad_accumulator: weakref.ref | None = None
+        self._retains_grad = False
+
+    # ----- making tensors (used by ops; users call minitorch.zeros etc.) -------------
+
+    @staticmethod
+    def _empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Tensor:
+        """A new contiguous tensor with its own (uninitialised) storage."""
+        storage = dispatch.empty(numel(shape), dtype.numpy, device.type)
+        return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
+
+    @staticmethod
+    def _full(shape: tuple[int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
+        """A new contiguous tensor with every element equal to ``value``."""
+        host = np.full(numel(shape), value, dtype=dtype.numpy)
+        storage = dispatch.from_numpy(host, device.type)
+        return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
+
+    def _view(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Tensor:
+        """A new tensor reading this one's storage through another layout (no copy)."""
+        base = self._base if self._base is not None else self
+        return Tensor(self._storage, shape, strides, offset, self.dtype, self.device, base)
+
+    def _alias(self) -> Tensor:
+        """Same storage and layout, no autograd history (``detach`` without the name)."""
+        alias = Tensor(self._storage, self._shape, self._strides, self._offset, self.dtype,
+                       self.device)  # fmt: skip
+        alias._version_counter = self._version_counter
+        return alias
+
+    # ----- shape and layout --------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape, or the size of one dimension."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[normalize_dim(dim, self.ndim)] if self._shape else 1
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        return numel(self._shape)
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """How many storage cells one step along each dimension jumps."""
+        if dim is None:
+            return self._strides
+        return self._strides[normalize_dim(dim, self.ndim)] if self._strides else 1
+
+    def storage_offset(self) -> int:
+        """Where element ``[0, 0, ...]`` sits in the storage."""
+        return self._offset
+
+    def is_contiguous(self) -> bool:
+        return is_contiguous(self._shape, self._strides)
+
+    def untyped_storage_size(self) -> int:
+        """Number of cells in the storage shared by this tensor and its views."""
+        return len(self._storage)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    # ----- autograd fields ---------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not self.is_leaf:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require differentiation "
+                "use var_no_grad = var.detach()."
+            )
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self) -> Any:
+        """The autograd node that produced this tensor (``None`` for leaves)."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not made by a differentiable op (parameters, inputs)."""
+        return self._grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    def _bump_version(self) -> None:
+        self._version_counter.value += 1
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's storage, cut out of the autograd graph."""
+        return self._alias()
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor out of the graph, in place: it becomes a leaf."""
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        return self._alias()
+
+    @data.setter
+    def data(self, other: Tensor) -> None:
+        self._storage, self._shape, self._strides, self._offset = (
+            other._storage, other._shape, other._strides, other._offset)  # fmt: skip
+        self.dtype, self.device = other.dtype, other.device
+
+    # ----- leaving minitorch -------------------------------------------------------
+
+    def _host_array(self) -> np.ndarray:
+        """This tensor as a NumPy array over host memory (a view on the CPU, a copy of
+        the whole storage from a CUDA device)."""
+        storage = dispatch.to_numpy(self._storage, self.device.type)
+        item = storage.itemsize
+        return np.lib.stride_tricks.as_strided(
+            storage[self._offset :] if self.numel() else storage,
+            shape=self._shape,
+            strides=tuple(s * item for s in self._strides),
+        )
+
+    def numpy(self) -> np.ndarray:
+        """A NumPy array sharing this tensor's memory (CPU only, like PyTorch)."""
+        if self.device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                "to copy the tensor to host memory first."
+            )
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._host_array()
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        array = self.detach().cpu().numpy()
+        return array.astype(dtype) if dtype is not None else array
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.detach().numpy().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0) if self.device.type == "cpu" else (2, 0)
+
+    def tolist(self) -> Any:
+        """Nested Python lists of Python numbers (a number for a 0-d tensor)."""
+        return self._host_array().tolist()
+
+    def item(self) -> bool | int | float:
+        """The single value of a one-element tensor, as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return self._host_array().reshape(()).item()
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous "
+                f"(it has {self.numel()} elements); use .any() or .all()"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self) -> Any:
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._shape[0]))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from minitorch.printing import tensor_repr
+
+        return tensor_repr(self)
+
+
+
+def is_tensor(obj: object) -> bool:
+    return isinstance(obj, Tensor)
