@@ -1,0 +1,28 @@
+"""The wheel must contain every package, the CUDA kernels and the widget front end."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import minitorch
+from minitorch.resources import resource_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_pyproject_lists_every_package() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    listed = set(config["tool"]["setuptools"]["packages"])
+    package_root = Path(minitorch.__file__).parent
+    found = {
+        ".".join(init.parent.relative_to(package_root.parent).parts)
+        for init in package_root.rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    missing = found - listed
+    assert not missing, f"add these packages to [tool.setuptools] packages: {sorted(missing)}"
+
+
+def test_resource_folders_are_found() -> None:
+    assert any(resource_dir("kernels").glob("*.cu"))
