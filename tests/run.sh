@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh machine, then run the whole suite.
+#   bash tests/run.sh            # everything
+#   bash tests/run.sh -k matmul  # extra arguments go to pytest
+# As root (CI) it also installs Debian's Chromium and Graphviz for the browser tests;
+# elsewhere those tests are skipped when Chromium is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python -m pip install --quiet --disable-pip-version-check -e ".[dev,cuda,widgets,nn]"
+
+if [ "$(id -u)" = "0" ] && ! command -v chromium >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium graphviz >/dev/null
+fi
+
+mkdir -p test-output
+python -m pytest -q -p no:cacheprovider "$@"
