@@ -88,6 +88,11 @@ def _nested_shape(data: Any, depth: int = 0) -> tuple[int, ...]:
             return (0,)
         shapes = [_nested_shape(item, depth + 1) for item in data]
         for item_shape in shapes[1:]:
+            if len(item_shape) != len(shapes[0]):
+                raise TypeError(
+                    f"not a sequence: the items at dim {depth + 1} mix numbers and lists; "
+                    "nested lists must be rectangular (not ragged)"
+                )
             if item_shape != shapes[0]:
                 raise ValueError(
                     f"expected sequence of length {shapes[0][0] if shapes[0] else 0} at dim "
@@ -118,8 +123,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         result = data.detach().to(dtype=as_dtype(dtype) if dtype else data.dtype,
                                   device=device or data.device).clone()  # fmt: skip
         return result.requires_grad_(requires_grad) if requires_grad else result
-    if isinstance(data, np.ndarray):
-        array = data
+    if isinstance(data, (np.ndarray, np.generic)):
+        array = np.array(data)  # a copy: tensor() never shares memory
         inferred = from_numpy_dtype(array.dtype) if array.dtype.kind != "u" else int64
     else:
         _nested_shape(data)  # raises on ragged lists
@@ -185,7 +190,7 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
            requires_grad: bool = False) -> Tensor:  # fmt: skip
     """``start, start + step, ...`` up to (not including) ``end``."""
     if end is None:

@@ -199,36 +199,42 @@ def permute(shape: Shape, strides: Strides, offset: int, dims: Sequence[int]) ->
 
 def expand(shape: Shape, strides: Strides, offset: int, sizes: Sequence[int]) -> Layout:
     """Broadcast to ``sizes`` without copying: a stretched dimension gets stride 0, so
-    every index along it reads the same storage cell. ``-1`` keeps a size."""
+    every index along it reads the same storage cell. ``-1`` keeps a size.
+
+    Walk from the last dimension to the first; a new leading dimension behaves like a
+    dimension of size 1 whose stride is what a contiguous tensor would have there.
+    """
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
-            f"to the number of dimensions in the tensor ({len(shape)})"
+            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of "
+            f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({len(shape)})"
         )
-    extra = len(sizes) - len(shape)
-    new_shape, new_strides = [], []
-    for d, size in enumerate(sizes):
-        if d < extra:  # a new leading dimension
-            if size < 0:
-                raise RuntimeError(
-                    f"expand: -1 is not allowed in a leading, non-existing dimension {d}"
-                )
-            new_shape.append(size)
-            new_strides.append(0)
-            continue
-        old = shape[d - extra]
-        if size == -1 or size == old:
-            new_shape.append(old)
-            new_strides.append(strides[d - extra])
-        elif old == 1:
-            new_shape.append(size)
-            new_strides.append(0)
+    ndim = len(sizes)
+    new_shape, new_strides = [0] * ndim, [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        d = i - (ndim - len(shape))  # the matching input dimension, or < 0 if new
+        if d >= 0:
+            size, stride = shape[d], strides[d]
         else:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({size}) must match the existing size "
-                f"({old}) at non-singleton dimension {d}.  Target sizes: {list(sizes)}.  "
-                f"Tensor sizes: {list(shape)}"
-            )
+            size, stride = 1, (new_shape[i + 1] * new_strides[i + 1] if i + 1 < ndim else 0)
+        target = sizes[i]
+        if target == -1:
+            if d < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            target = size
+        if target != size:
+            if size != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({target}) must match the existing "
+                    f"size ({size}) at non-singleton dimension {i}.  Target sizes: "
+                    f"{list(sizes)}.  Tensor sizes: {list(shape)}"
+                )
+            size, stride = target, 0
+        new_shape[i], new_strides[i] = size, stride
     return tuple(new_shape), tuple(new_strides), offset
 
 
@@ -260,11 +266,10 @@ def slice_dim(
         raise ValueError("step must be greater than zero (use flip() to reverse a tensor)")
     start, stop, _ = slice(start, stop, step).indices(shape[dim])
     length = max(0, (stop - start + step - 1) // step)
-    new_offset = offset + start * strides[dim] if length > 0 else offset
     return (
         shape[:dim] + (length,) + shape[dim + 1 :],
         strides[:dim] + (strides[dim] * step,) + strides[dim + 1 :],
-        new_offset,
+        offset + start * strides[dim],
     )
 
 
@@ -311,7 +316,9 @@ def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides | 
     chunk, but must not straddle two chunks.
     """
     if numel(shape) == 0:
-        return contiguous_strides(new_shape) if numel(new_shape) == 0 else None
+        if numel(new_shape) != 0:
+            return None
+        return tuple(strides) if tuple(new_shape) == tuple(shape) else contiguous_strides(new_shape)
     if len(shape) == 0:  # a 0-d tensor: any shape of ones reads its single element
         return (1,) * len(new_shape)
     new_strides = [0] * len(new_shape)
@@ -359,6 +366,8 @@ def check_as_strided(
         raise RuntimeError("as_strided: Negative strides are not supported at the moment")
     if offset < 0:
         raise RuntimeError(f"as_strided: negative storage offset {offset}")
+    if numel(size) == 0:  # reads nothing, so it cannot read outside the storage
+        return
     low, high = storage_span(size, stride, offset)
     if high >= storage_size:
         raise RuntimeError(

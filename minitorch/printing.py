@@ -34,7 +34,10 @@ def format_values(array: np.ndarray) -> str:
         fmt = str
     else:
         fmt = str
-    shown = [fmt(v) for v in array.reshape(-1)] if array.size <= 1000 else []
+    values = array.reshape(-1)
+    if array.dtype.kind == "f":  # like PyTorch, align on the finite values only
+        values = values[np.isfinite(values)]
+    shown = [fmt(v) for v in values[:1000]]
     width = max((len(s) for s in shown), default=0)
     return np.array2string(
         array,

@@ -320,7 +320,8 @@ def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
                          f"but got {start})")  # fmt: skip
-    start %= size if size else 1
+    if start < 0:
+        start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return region(x, [("slice", d, start, start + length, 1)])
@@ -384,8 +385,9 @@ def clone(x: Tensor) -> Tensor:
     return Copy.apply(x, True)
 
 
-def flip(x: Tensor, dims: Any) -> Tensor:
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+def flip(x: Tensor, *args: Any, dims: Any = None) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy)."""
+    dims = sizes_from(args if dims is None else (dims,))
     return Flip.apply(x, tuple(layout.normalize_dim(d, x.ndim) for d in dims))
 
 
