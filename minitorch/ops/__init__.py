@@ -98,6 +98,7 @@ METHODS: dict[str, Any] = {
     "neg": unary.neg, "abs": unary.abs, "exp": unary.exp, "log": unary.log,
     "log1p": unary.log1p, "sqrt": unary.sqrt, "rsqrt": unary.rsqrt, "sin": unary.sin,
     "cos": unary.cos, "tanh": unary.tanh, "sigmoid": unary.sigmoid, "relu": unary.relu,
+    "erf": unary.erf,
     "reciprocal": unary.reciprocal, "sign": unary.sign, "floor": unary.floor,
     "ceil": unary.ceil, "logical_not": unary.logical_not,
     # binary
@@ -156,6 +157,7 @@ METHODS: dict[str, Any] = {
     "__neg__": unary.neg, "__pos__": lambda t: t, "__abs__": unary.abs,
     "__invert__": unary.logical_not,
     "__and__": binary.logical_and, "__or__": binary.logical_or,
+    "__rand__": _reflect(binary.logical_and), "__ror__": _reflect(binary.logical_or),
     "__eq__": binary.eq, "__ne__": binary.ne, "__lt__": binary.lt, "__le__": binary.le,
     "__gt__": binary.gt, "__ge__": binary.ge,
     "__iadd__": _iop(inplace.add_), "__isub__": _iop(inplace.sub_),
