@@ -36,6 +36,8 @@ class device:  # noqa: N801 (PyTorch's name)
         self.index = index
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         if isinstance(other, str):
             other = device(other)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
@@ -55,8 +57,15 @@ class device:  # noqa: N801 (PyTorch's name)
 CPU = device("cpu")
 
 
+_known: dict[str, device] = {"cpu": CPU}
+
+
 def as_device(value: str | device | None) -> device:
-    """``None`` means the CPU; a string or device is parsed."""
+    """``None`` means the CPU; a string or device is parsed (and reused: tensors on one
+    device share one device object, which makes the device checks of every op cheap)."""
     if value is None:
         return CPU
-    return value if isinstance(value, device) else device(value)
+    key = str(value)
+    if key not in _known:
+        _known[key] = value if isinstance(value, device) else device(value)
+    return _known[key]

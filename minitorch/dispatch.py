@@ -186,7 +186,7 @@ def _strided(t: Any) -> Strided:
 def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any:
     device = out.device
     for t in inputs:
-        if t.device != device:
+        if t.device is not device and t.device != device:
             raise RuntimeError(
                 "Expected all tensors to be on the same device, but found at least two "
                 f"devices, {device} and {t.device}! Move them with .to(device) first."

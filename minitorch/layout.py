@@ -27,6 +27,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 Shape = tuple[int, ...]
@@ -76,6 +77,11 @@ def numel(shape: Sequence[int]) -> int:
 def contiguous_strides(shape: Sequence[int]) -> Strides:
     """Row-major strides: the last dimension has stride 1, each earlier one jumps over
     a whole block of the later ones. ``(2, 3, 4)`` -> ``(12, 4, 1)``."""
+    return _contiguous_strides(tuple(shape))
+
+
+@functools.lru_cache(maxsize=4096)  # every new tensor asks this: remember the answers
+def _contiguous_strides(shape: tuple[int, ...]) -> Strides:
     strides = []
     step = 1
     for size in reversed(shape):

@@ -31,7 +31,8 @@ import weakref
 from typing import Any
 
 from minitorch import dispatch
-from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
+from minitorch.autograd import grad_mode
+from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.tensor import Tensor
 
 _sequence = itertools.count()
@@ -228,10 +229,19 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         ctx = FunctionCtx()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        record = is_grad_enabled() and any(ctx.needs_input_grad)
-        with no_grad(), dispatch.op_context(cls.__name__):
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        grad_enabled = grad_mode._enabled
+        record = grad_enabled and any(ctx.needs_input_grad)
+        # Run forward with grad mode off, naming the op for dispatch traces. (The same as
+        # `with no_grad(), dispatch.op_context(name):`, written out because this runs on
+        # every single op and two with-blocks cost more than many small kernels.)
+        grad_mode._enabled = False
+        dispatch._op_stack.append((cls.__name__, "forward"))
+        try:
             outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            grad_mode._enabled = grad_enabled
+            dispatch._op_stack.pop()
         if not record:
             return outputs
         node = BackwardNode(cls, ctx, args)

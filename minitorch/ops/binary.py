@@ -28,7 +28,10 @@ def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
     """Promote, check and broadcast the operands of ``op``; allocate the output.
     Returns ``(out, a, b)``, ready for ``dispatch.zip``."""
     like = a if isinstance(a, Tensor) else b
-    dtype = result_type(a, b)
+    if isinstance(b, Tensor) and isinstance(a, Tensor) and a.dtype is b.dtype:
+        dtype = a.dtype  # the common case, without the general promotion rules
+    else:
+        dtype = result_type(a, b)
     if op == "div" and not dtype.is_floating_point:
         dtype = get_default_dtype()  # true division of integers gives floats
     if op in ("logical_and", "logical_or"):

@@ -54,6 +54,9 @@ def broadcast_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 def broadcast_all(*tensors: Tensor) -> tuple[tuple[int, ...], list[Tensor]]:
     """The common shape, and each tensor viewed at that shape."""
+    first = tensors[0]._shape
+    if all(t._shape == first for t in tensors):
+        return first, list(tensors)
     shape = broadcast_shapes(*(t._shape for t in tensors))
     return shape, [broadcast_view(t, shape) for t in tensors]
 
