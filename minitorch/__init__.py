@@ -72,12 +72,15 @@ int = int32  # noqa: A001
 # functional forms: minitorch.exp(x) is x.exp()
 from minitorch.ops.binary import (  # noqa: E402
     add,
+    allclose,
     clamp,
     div,
     eq,
+    equal,
     floor_divide,
     ge,
     gt,
+    isclose,
     le,
     logical_and,
     logical_or,
@@ -105,6 +108,7 @@ from minitorch.ops.reduce import (  # noqa: E402
     max,
     mean,
     min,
+    norm,
     prod,
     softmax,
     std,
@@ -137,6 +141,9 @@ from minitorch.ops.unary import (  # noqa: E402
     cos,
     exp,
     floor,
+    isfinite,
+    isinf,
+    isnan,
     log,
     log1p,
     logical_not,
@@ -148,6 +155,7 @@ from minitorch.ops.unary import (  # noqa: E402
     sign,
     sin,
     sqrt,
+    square,
     tanh,
 )  # fmt: skip
 

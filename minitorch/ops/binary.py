@@ -331,3 +331,23 @@ def reversed_operands(function: Any) -> Any:
         return function(other, self)
 
     return reflected
+
+
+def isclose(a: Tensor, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:  # fmt: skip
+    """``|a - b| <= atol + rtol * |b|`` elementwise (NaNs equal only with ``equal_nan``)."""
+    close = (a - b).abs() <= atol + rtol * (b.abs() if isinstance(b, Tensor) else abs(b))
+    close = close | (a == b)  # infinities of the same sign
+    if equal_nan:
+        close = close | ((a != a) & (b != b))
+    return close
+
+
+def allclose(a: Tensor, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:  # fmt: skip
+    return bool(isclose(a, b, rtol, atol, equal_nan).all())
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    """True when both have the same shape and the same values."""
+    return tuple(a.shape) == tuple(b.shape) and bool((a == b).all())

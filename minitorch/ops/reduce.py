@@ -348,3 +348,15 @@ def log_softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
         return LogSoftmax.apply(x.unsqueeze(0), 0).squeeze(0)
     return LogSoftmax.apply(x, d)
 
+
+
+def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The vector p-norm over ``dim`` (all elements by default): ``p=2`` (or "fro") is
+    ``sqrt(sum(x^2))``, ``p=1`` is ``sum(|x|)``, ``p=inf`` is ``max(|x|)``."""
+    if p in ("fro", 2, 2.0):
+        return (x * x).sum(dim, keepdim).sqrt()
+    if p == 1:
+        return x.abs().sum(dim, keepdim)
+    if p == float("inf"):
+        return x.abs().amax(dim if dim is not None else (), keepdim)
+    return (x.abs() ** p).sum(dim, keepdim) ** (1.0 / p)

@@ -18,7 +18,7 @@ from minitorch.tensor import Tensor
 
 # Ops whose result is always floating point (an integer input is converted first).
 FLOAT_RESULT = {"exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-                "reciprocal"}  # fmt: skip
+                "reciprocal", "erf"}  # fmt: skip
 
 
 def apply_map(op: str, x: Tensor) -> Tensor:
@@ -191,6 +191,24 @@ class Sigmoid(Function):
         return grad * y * (1 - y)
 
 
+TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi)
+
+
+class Erf(Function):
+    """y = erf(x) = 2/sqrt(pi) * integral of exp(-t^2) from 0 to x;
+    dy/dx = 2/sqrt(pi) * exp(-x^2)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("erf", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * (-x * x).exp() * TWO_OVER_SQRT_PI
+
+
 class Relu(Function):
     """y = max(x, 0);  dy/dx = 1 where y > 0, else 0"""
 
@@ -277,6 +295,11 @@ def sigmoid(x: Tensor) -> Tensor:
     return Sigmoid.apply(x)
 
 
+def erf(x: Tensor) -> Tensor:
+    """The error function (used by the exact GELU)."""
+    return Erf.apply(x)
+
+
 def relu(x: Tensor) -> Tensor:
     return Relu.apply(x)
 
@@ -299,3 +322,21 @@ def ceil(x: Tensor) -> Tensor:
 
 def logical_not(x: Tensor) -> Tensor:
     return apply_map("logical_not", x)
+
+
+def square(x: Tensor) -> Tensor:
+    """``x * x`` (its derivative, ``2x``, comes from ``Mul``'s)."""
+    return x * x
+
+
+def isnan(x: Tensor) -> Tensor:
+    """True where ``x`` is NaN: the only value not equal to itself."""
+    return x != x
+
+
+def isinf(x: Tensor) -> Tensor:
+    return x.abs() == float("inf") if x.dtype.is_floating_point else x != x
+
+
+def isfinite(x: Tensor) -> Tensor:
+    return (x - x) == 0 if x.dtype.is_floating_point else x == x
