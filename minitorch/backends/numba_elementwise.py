@@ -1,0 +1,162 @@
+"""Numba kernels for the elementwise primitives: ``map``, ``zip`` and ``where``.
+
+They must agree with ``reference.map``, ``reference.zip`` and ``reference.where``. The
+reference walks every element and recomputes its full multi-index; here the caller
+(``numba_cpu.py``) first *coalesces* the layout: it drops size-1 dimensions and merges
+neighbouring dimensions that every operand walks in one steady step. A contiguous tensor
+becomes one dimension; a transposed matrix stays two. The kernels then see
+
+* ``shape``   -- int64 array ``[rank]``, the coalesced shape (rank >= 1);
+* ``strides`` -- int64 array ``[operands, rank]``: row 0 is ``out``, then the inputs;
+* one storage offset per operand, the element count ``total`` and ``chunks``.
+
+Each op has two kernels compiled from one loop: a serial one for small tensors (starting
+threads costs more than a small loop), and a parallel one that cuts the elements (in
+row-major order) into ``chunks`` pieces, one per thread, with ``prange``. Each piece is
+walked *row by row*: the index math is done once per row of
+the innermost dimension, then the row is a plain loop with a running position. When
+every operand steps by 1 along the row, the row is a loop over array slices, which the
+compiler vectorizes::
+
+    for each row in the chunk:
+        find the row's start position in each operand          (index math, once)
+        if all steps are 1:  out[o:o+n] = f(a[p:p+n], b[q:q+n])    (vectorized)
+        else:                for j: out[o + j*so] = f(a[p + j*sa], b[q + j*sb])
+
+**Compiled per scalar op.** ``make_zip_kernels(f)`` builds the kernels for one scalar
+function ``f``, so ``f`` is inlined into the loop and vectorized. Numba can cache such closures on
+disk as long as everything the closure captures pickles the same way in every process:
+``f`` is a plain module-level function (``scalar_ops.add``...), pickled by its name, so a
+new process finds the compiled kernel in the cache. (Capturing a *compiled* function,
+``njit(f)``, would not work: it pickles with a random id and never hits the cache.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from minitorch.backends.numba_math import JIT_OPTIONS
+
+
+@njit(error_model="numpy")
+def row_start(row, shape, strides, offset):
+    """Storage position of element 0 of row number ``row`` (rows are all the dimensions
+    but the last, in row-major order): ``offset + sum(index[d] * strides[d])``."""
+    position = offset
+    for d in range(shape.size - 2, -1, -1):
+        position += (row % shape[d]) * strides[d]
+        row //= shape[d]
+    return position
+
+
+@njit(error_model="numpy")
+def chunk_bounds(chunk, chunks, total):
+    """The ordinals ``[begin, end)`` of piece ``chunk`` out of ``chunks``."""
+    chunk = np.int64(chunk)  # prange's counter may be unsigned; keep the index math signed
+    per_chunk = (total + chunks - 1) // chunks
+    return chunk * per_chunk, min(total, (chunk + 1) * per_chunk)
+
+
+def make_map_kernels(f):
+    """The ``map`` kernels for scalar function ``f``: ``for i: out[i] = f(a[i])``.
+    Returns ``(serial, parallel)``; each compiles on its first call."""
+
+    def build(parallel):
+        def map_kernel(out, a, shape, strides, out_offset, a_offset, total, chunks):
+            """Agrees with ``reference.map``."""
+            inner = shape[-1]
+            out_step, a_step = strides[0, -1], strides[1, -1]
+            pieces = chunks if parallel else 1
+            for chunk in prange(pieces):
+                begin, end = chunk_bounds(chunk, pieces, total)
+                ordinal = begin
+                while ordinal < end:  # row by row
+                    row, column = divmod(ordinal, inner)
+                    count = min(inner - column, end - ordinal)
+                    o = row_start(row, shape, strides[0], out_offset) + column * out_step
+                    p = row_start(row, shape, strides[1], a_offset) + column * a_step
+                    if out_step == 1 and a_step == 1:
+                        out_row, a_row = out[o : o + count], a[p : p + count]
+                        for i in range(count):
+                            out_row[i] = f(a_row[i])
+                    else:
+                        for j in range(count):
+                            out[o + j * out_step] = f(a[p + j * a_step])
+                    ordinal += count
+
+        return njit(parallel=parallel, **JIT_OPTIONS)(map_kernel)
+
+    return build(False), build(True)
+
+
+def make_zip_kernels(f):
+    """The ``zip`` kernels for scalar function ``f``: ``for i: out[i] = f(a[i], b[i])``.
+    Returns ``(serial, parallel)``; each compiles on its first call."""
+
+    def build(parallel):
+        def zip_kernel(out, a, b, shape, strides, out_offset, a_offset, b_offset, total, chunks):
+            """Agrees with ``reference.zip``. Besides the contiguous row there is a second
+            fast row: ``b`` is one repeated value (stride 0), as in ``x * 0.5``."""
+            inner = shape[-1]
+            out_step, a_step, b_step = strides[0, -1], strides[1, -1], strides[2, -1]
+            pieces = chunks if parallel else 1
+            for chunk in prange(pieces):
+                begin, end = chunk_bounds(chunk, pieces, total)
+                ordinal = begin
+                while ordinal < end:  # row by row
+                    row, column = divmod(ordinal, inner)
+                    count = min(inner - column, end - ordinal)
+                    o = row_start(row, shape, strides[0], out_offset) + column * out_step
+                    p = row_start(row, shape, strides[1], a_offset) + column * a_step
+                    q = row_start(row, shape, strides[2], b_offset) + column * b_step
+                    if out_step == 1 and a_step == 1 and b_step == 1:
+                        out_row = out[o : o + count]
+                        a_row, b_row = a[p : p + count], b[q : q + count]
+                        for i in range(count):
+                            out_row[i] = f(a_row[i], b_row[i])
+                    elif out_step == 1 and a_step == 1 and b_step == 0:
+                        out_row, a_row, b_value = out[o : o + count], a[p : p + count], b[q]
+                        for i in range(count):
+                            out_row[i] = f(a_row[i], b_value)
+                    else:
+                        for j in range(count):
+                            out[o + j * out_step] = f(a[p + j * a_step], b[q + j * b_step])
+                    ordinal += count
+
+        return njit(parallel=parallel, **JIT_OPTIONS)(zip_kernel)
+
+    return build(False), build(True)
+
+
+@njit(error_model="numpy")
+def where_range(out, cond, a, b, shape, strides, offsets, begin, end):
+    """Elements ``begin .. end-1`` of ``out = where(cond, a, b)``, row by row. ``offsets``
+    holds the four storage offsets (out, cond, a, b)."""
+    inner = shape[-1]
+    steps = strides[:, -1]
+    ordinal = begin
+    while ordinal < end:
+        row, column = divmod(ordinal, inner)
+        count = min(inner - column, end - ordinal)
+        o = row_start(row, shape, strides[0], offsets[0]) + column * steps[0]
+        c = row_start(row, shape, strides[1], offsets[1]) + column * steps[1]
+        p = row_start(row, shape, strides[2], offsets[2]) + column * steps[2]
+        q = row_start(row, shape, strides[3], offsets[3]) + column * steps[3]
+        for j in range(count):
+            if cond[c + j * steps[1]]:
+                out[o + j * steps[0]] = a[p + j * steps[2]]
+            else:
+                out[o + j * steps[0]] = b[q + j * steps[3]]
+        ordinal += count
+
+
+@njit(parallel=True, **JIT_OPTIONS)
+def where_kernel(out, cond, a, b, shape, strides, offsets, total, chunks):
+    """``for i: out[i] = a[i] if cond[i] else b[i]``. Agrees with ``reference.where``."""
+    if chunks == 1:
+        where_range(out, cond, a, b, shape, strides, offsets, 0, total)
+        return
+    for chunk in prange(chunks):
+        begin, end = chunk_bounds(chunk, chunks, total)
+        where_range(out, cond, a, b, shape, strides, offsets, begin, end)

@@ -1,0 +1,126 @@
+"""Numba kernels for ``reduce`` and ``arg_reduce``. They must agree with
+``reference.reduce`` and ``reference.arg_reduce``.
+
+The caller (``numba_cpu.py``) splits the input's dimensions in two: the *kept* dimensions
+(every dimension but ``dim``, coalesced like an elementwise layout; ``out`` and ``a`` both
+walk them) and the *reduced* one, of ``length`` elements ``a_step`` apart. The kernel sees
+
+* ``shape``, ``strides`` -- the kept layout: int64 ``[rank]`` and ``[2, rank]`` (out, a);
+* ``length``, ``a_step`` -- the reduced dimension of ``a``.
+
+Two loop orders, chosen per row of kept elements::
+
+    (A) the reduced dimension is contiguous (a_step == 1), e.g. x.sum(dim=-1):
+        for each output o:   acc = identity; for i: acc = combine(acc, a[o, i])
+        -- a contiguous inner loop the compiler vectorizes (several partial sums)
+
+    (B) otherwise, e.g. x.sum(dim=0): walk a whole row of outputs at once
+        out[row] = identity
+        for i:  for j in row:  out[j] = combine(out[j], a[i, j])
+        -- the inner loop runs along the kept, contiguous dimension: vectorized, and each
+           output still adds its elements in the reference's order
+
+Max and min have no identity: they start from the first element (``length >= 1`` is
+checked before the call).
+"""
+
+from __future__ import annotations
+
+from numba import njit, prange
+
+from minitorch.backends.numba_elementwise import chunk_bounds, row_start
+from minitorch.backends.numba_math import JIT_OPTIONS
+
+
+def make_reduce_kernels(combine, identity):
+    """The ``reduce`` kernels for ``combine`` (a zip scalar function) and ``identity``
+    (``None``: start from the first element, as max and min do). Returns
+    ``(serial, parallel)``; each compiles on its first call."""
+    has_identity = identity is not None
+    start_value = float(identity or 0)
+
+    def build(parallel):
+        def reduce_kernel(out, a, shape, strides, out_offset, a_offset, length, a_step, total, chunks):
+            """Agrees with ``reference.reduce``. ``total`` outputs, cut into ``chunks``."""
+            inner = shape[-1]
+            out_inner, a_inner = strides[0, -1], strides[1, -1]
+            first = 0 if has_identity else 1  # the first element folded in by combine
+            pieces = chunks if parallel else 1
+            for chunk in prange(pieces):
+                begin, end = chunk_bounds(chunk, pieces, total)
+                ordinal = begin
+                while ordinal < end:  # outputs row by row
+                    row, column = divmod(ordinal, inner)
+                    count = min(inner - column, end - ordinal)
+                    o = row_start(row, shape, strides[0], out_offset) + column * out_inner
+                    p = row_start(row, shape, strides[1], a_offset) + column * a_inner
+                    if a_step == 1 or count == 1:  # (A): one output at a time
+                        for j in range(count):
+                            start = p + j * a_inner
+                            if has_identity:
+                                out[o + j * out_inner] = start_value
+                            else:
+                                out[o + j * out_inner] = a[start]
+                            acc = out[o + j * out_inner]  # the start value, in out's dtype
+                            if a_step == 1:
+                                run_of_a = a[start : start + length]
+                                for i in range(first, length):
+                                    acc = combine(acc, run_of_a[i])
+                            else:
+                                for i in range(first, length):
+                                    acc = combine(acc, a[start + i * a_step])
+                            out[o + j * out_inner] = acc
+                    else:  # (B): a row of outputs at a time
+                        for j in range(count):
+                            if has_identity:
+                                out[o + j * out_inner] = start_value
+                            else:
+                                out[o + j * out_inner] = a[p + j * a_inner]
+                        if out_inner == 1 and a_inner == 1:
+                            out_row = out[o : o + count]
+                            for i in range(first, length):
+                                a_row = a[p + i * a_step : p + i * a_step + count]
+                                for j in range(count):
+                                    out_row[j] = combine(out_row[j], a_row[j])
+                        else:
+                            for i in range(first, length):
+                                q = p + i * a_step
+                                for j in range(count):
+                                    at = o + j * out_inner
+                                    out[at] = combine(out[at], a[q + j * a_inner])
+                    ordinal += count
+
+        return njit(parallel=parallel, **JIT_OPTIONS)(reduce_kernel)
+
+    return build(False), build(True)
+
+
+@njit(error_model="numpy")
+def arg_reduce_range(is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, begin, end):
+    """Outputs ``begin .. end-1``: the index of the first largest (``is_max``) or smallest
+    element along the reduced dimension. NaN beats everything (PyTorch's rule)."""
+    for ordinal in range(begin, end):
+        row, column = divmod(ordinal, shape[-1])
+        o = row_start(row, shape, strides[0], out_offset) + column * strides[0, -1]
+        p = row_start(row, shape, strides[1], a_offset) + column * strides[1, -1]
+        best = a[p]
+        best_j = 0
+        for j in range(1, length):
+            if best != best:  # a NaN was found: it stays the answer
+                break
+            value = a[p + j * a_step]
+            better = value > best if is_max else value < best
+            if better or value != value:
+                best, best_j = value, j
+        out[o] = best_j
+
+
+@njit(parallel=True, **JIT_OPTIONS)
+def arg_reduce_kernel(is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, total, chunks):
+    """Agrees with ``reference.arg_reduce`` (``argmax`` when ``is_max``, else ``argmin``)."""
+    if chunks == 1:
+        arg_reduce_range(is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, 0, total)
+        return
+    for chunk in prange(chunks):
+        begin, end = chunk_bounds(chunk, chunks, total)
+        arg_reduce_range(is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, begin, end)
