@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 import minitorch
+from minitorch.autograd.engine import sum_to
 from minitorch.testing.cases import KINDS, describe_tensor, random_shape, random_tensor, rng
 from minitorch.testing.report import CheckFailed, call_student, checker, fail
 
@@ -34,15 +35,29 @@ def _numpy(t: minitorch.Tensor | None) -> np.ndarray | None:
     return None if t is None else t.detach().numpy().copy()
 
 
-def _gradient_hint(which: int, got: np.ndarray, expected: list, local: list) -> str:
+def _full_gradients(reference: Callable, inputs: list, upstream: minitorch.Tensor) -> list:
+    """The reference gradients of the inputs *before* un-broadcasting: each input is
+    expanded to the output's shape first (to recognise gradients returned in the wrong
+    order when the inputs' shapes differ)."""
+    shape = tuple(upstream.shape)
+    leaves = [t.detach().expand(*shape).clone().requires_grad_() for t in inputs]
+    reference(*leaves).backward(upstream)
+    return [leaf.grad for leaf in leaves]
+
+
+def _gradient_hint(which: int, got: np.ndarray, expected: list, local: list, full: list,
+                   shape: tuple[int, ...]) -> str:  # fmt: skip
     if local[which] is not None and got.shape == local[which].shape and np.allclose(got, local[which]):
         return ("this is the local derivative alone: multiply it by the incoming gradient "
                 "`grad` (the chain rule).")  # fmt: skip
-    for other, want in enumerate(expected):
-        if other != which and want is not None and want.shape == got.shape and np.allclose(got, want):
+    for other, grad in enumerate(full):
+        if other == which or grad is None:
+            continue
+        want = sum_to(grad, shape).detach().numpy()
+        if want.shape == got.shape and np.allclose(got, want):
             return (f"this is the gradient of input {NAMES[other]}: backward must return the "
                     "gradients in the same order as forward's arguments.")  # fmt: skip
-    if np.allclose(got, -expected[which]):
+    if got.shape == expected[which].shape and np.allclose(got, -expected[which]):
         return "the sign is wrong."
     return ""
 
@@ -94,8 +109,10 @@ def check_function(student: type, reference: Callable, name: str = "", arity: in
                 raise fail(what, case, expected[which], None,
                            f"backward must return one gradient per input ({arity} here).")  # fmt: skip
             if got.shape != expected[which].shape or not np.allclose(got, expected[which]):
+                full = _full_gradients(reference, inputs, upstream)
+                hint = _gradient_hint(which, got, expected, local, full, tuple(inputs[which].shape))
                 raise fail(what, case + " (with a random incoming gradient)", expected[which], got,
-                           _gradient_hint(which, got, expected, local))  # fmt: skip
+                           hint)  # fmt: skip
     return f"{name} agrees with the reference (values and gradients) on {cases} cases."
 
 

@@ -74,8 +74,12 @@ def check_ordinal_to_index(student: Callable) -> str:
             count += 1
             if got == expected:
                 continue
+            first_fastest, remaining = [], ordinal
+            for size in shape:
+                first_fastest.append(remaining % size)
+                remaining //= size
             hint = ""
-            if got == expected[::-1]:
+            if got == expected[::-1] or got == first_fastest:
                 hint = "the *last* dimension changes fastest (row-major): peel digits off from the right."
             elif any(g >= s for g, s in zip(got, shape)):
                 hint = "each index must stay below its size: use `% shape[d]` and then `// shape[d]`."
