@@ -284,3 +284,44 @@ def test_topological_order_rejects_breadth_first_missing_and_duplicates() -> Non
     rejects(testing.check_topological_order, breadth_first_with_duplicates, "only once")
     rejects(testing.check_topological_order, first_level_only, "missing")
     rejects(testing.check_topological_order, depth_first_preorder, "before")
+
+
+# ----- chapter 5 (Numba) -------------------------------------------------------------
+
+from minitorch.testing import numba_checks  # noqa: E402
+
+ch5 = load_solutions("05_fast_cpu_kernels")
+
+
+def test_numba_checks_accept_solutions_and_reject_mistakes(capsys) -> None:
+    import numba
+
+    assert numba_checks.check_numba_map(ch5.make_map)
+    assert numba_checks.check_numba_matmul(ch5.matmul)
+    assert not numba_checks.check_numba_matmul(not_done)
+    assert "not done yet" in capsys.readouterr().out
+
+    def make_contiguous_map(f):
+        @numba.njit
+        def kernel(out, out_shape, out_strides, out_offset, a, a_shape, a_strides, a_offset):
+            size = 1
+            for s in out_shape:
+                size *= s
+            for i in range(size):
+                out[out_offset + i] = f(a[a_offset + i])
+
+        return kernel
+
+    def plain_python(out, a, b):
+        out[:] = a @ b
+
+    @numba.njit
+    def no_reset(out, a, b):
+        for i in range(a.shape[0]):
+            for k in range(a.shape[1]):
+                for j in range(b.shape[1]):
+                    out[i, j] += a[i, k] * b[k, j]
+
+    rejects(numba_checks.check_numba_map, make_contiguous_map, "map kernel")
+    rejects(numba_checks.check_numba_matmul, plain_python, "@numba.njit")
+    rejects(numba_checks.check_numba_matmul, no_reset, "start each sum from 0")
