@@ -1,0 +1,418 @@
+"""A CPU emulator for minitorch's CUDA kernels: the same ``.cu`` files, built by g++.
+
+Students without a GPU, and our CI, run the *very same* CUDA C as a GPU would. The host
+C++ compiler builds each kernel module against ``kernels/emulator/cuda_emulator.h``, a
+small header of ours that gives C++ the CUDA vocabulary (``__global__``, ``threadIdx``,
+``__syncthreads``, ``__shared__``, warp shuffles, atomics). A runtime library
+(``kernels/emulator/scheduler.cpp``) runs a launch: blocks one after another, each
+block's threads as coroutines that switch at barriers. Read the comments of those two
+files for how; this module is the Python side:
+
+* ``RawModule(code)`` / ``.get_function(name)`` / ``function(grid, block, args,
+  shared_mem=...)`` -- the same interface as ``cupy.RawModule``, so the CUDA backend
+  (``minitorch/backends/cuda.py``) launches through one code path on both.
+* device memory: ``DeviceArray``, a NumPy array subclass living in host memory, so a
+  kernel argument that is device memory (a pointer) can be told apart from a NumPy
+  structured array (a struct passed by value, as CuPy does).
+* the thread order: ``set_thread_order("reversed")``, ``with thread_order("shuffled"):``
+  or the environment variable ``MINITORCH_CUDA_ORDER`` (``forward``, ``reversed``,
+  ``shuffled`` or ``shuffled:SEED``). A missing ``__syncthreads`` often only shows up in
+  some orders.
+* compiled libraries are cached in ``~/.cache/minitorch/cuda-emulator`` (or under
+  ``$MINITORCH_CACHE_DIR`` / ``$XDG_CACHE_HOME``), keyed by a hash of the source, the
+  header, the options and the compiler version.
+
+What the emulator proves: the algorithm and the index arithmetic, barriers placed right,
+no reads of unwritten shared memory. What it cannot tell: speed, occupancy, coalescing,
+or CuPy's launch path. Launches run synchronously.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import weakref
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ORDERS = {"forward": 0, "reversed": 1, "shuffled": 2}
+COMPILE_FLAGS = [
+    "-std=c++20", "-O2", "-fPIC", "-shared",
+    "-fwrapv",  # signed overflow wraps, as it does on a GPU
+    "-fno-strict-aliasing",
+    "-U_FORTIFY_SOURCE",  # its longjmp check rejects jumps between coroutine stacks
+    "-w",
+]  # fmt: skip
+MAX_THREADS_PER_BLOCK = 1024
+MAX_SHARED_BYTES = 48 * 1024
+
+
+class EmulatorError(RuntimeError):
+    """A kernel did something a GPU would get wrong (reported by the scheduler)."""
+
+
+class CompileError(RuntimeError):
+    """The host compiler rejected a kernel module; the message holds its log."""
+
+
+# --------------------------------------------------------------------------------------
+# Where things are
+# --------------------------------------------------------------------------------------
+
+
+def kernels_dir() -> Path:
+    """The ``kernels/`` directory (``$MINITORCH_KERNELS_DIR`` overrides where
+    ``minitorch.resources`` finds it)."""
+    override = os.environ.get("MINITORCH_KERNELS_DIR")
+    if override:
+        return Path(override)
+    from minitorch.resources import resource_dir
+
+    return resource_dir("kernels")
+
+
+def cache_dir() -> Path:
+    """Where compiled kernel libraries are kept (never inside the repository)."""
+    root = os.environ.get("MINITORCH_CACHE_DIR")
+    if root:
+        base = Path(root)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = Path(xdg) / "minitorch" if xdg else Path.home() / ".cache" / "minitorch"
+    path = base / "cuda-emulator"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def find_compiler() -> str | None:
+    """The host C++ compiler: ``$CXX``, else g++, c++ or clang++ on the PATH."""
+    for name in (os.environ.get("CXX"), "g++", "c++", "clang++"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def is_available() -> bool:
+    return find_compiler() is not None
+
+
+def unavailable_reason() -> str:
+    if find_compiler() is None:
+        return (
+            "the CUDA emulator needs a C++20 compiler (g++ 10+ or clang++ 12+), and none "
+            "was found on the PATH (set CXX to choose one)"
+        )
+    return ""
+
+
+# --------------------------------------------------------------------------------------
+# Thread order
+# --------------------------------------------------------------------------------------
+
+
+def _parse_order(text: str) -> tuple[str, int]:
+    name, _, seed = text.strip().lower().partition(":")
+    if name not in ORDERS:
+        raise ValueError(
+            f"unknown thread order {text!r}: use 'forward', 'reversed', 'shuffled' or "
+            "'shuffled:SEED' (MINITORCH_CUDA_ORDER)"
+        )
+    return name, int(seed) if seed else 0
+
+
+_order = _parse_order(os.environ.get("MINITORCH_CUDA_ORDER", "forward"))
+
+
+def set_thread_order(order: str, seed: int = 0) -> None:
+    """Run later launches' threads (and blocks) in this order: ``"forward"``,
+    ``"reversed"`` or ``"shuffled"`` (a new permutation per block, from ``seed``)."""
+    global _order
+    _order = (_parse_order(order)[0], seed)
+
+
+def get_thread_order() -> tuple[str, int]:
+    return _order
+
+
+@contextlib.contextmanager
+def thread_order(order: str, seed: int = 0) -> Iterator[None]:
+    """``with thread_order("reversed"):`` runs the launches inside in that order."""
+    previous = _order
+    set_thread_order(order, seed)
+    try:
+        yield
+    finally:
+        set_thread_order(*previous)
+
+
+# --------------------------------------------------------------------------------------
+# Device memory
+# --------------------------------------------------------------------------------------
+
+
+class DeviceArray(np.ndarray):
+    """Emulated GPU memory: a flat NumPy array in host memory, marked as device memory.
+
+    As a kernel argument it is passed as a pointer, like a ``cupy.ndarray``. Each one is
+    padded to a multiple of 8 bytes (atomics on bool storage touch a whole 4-byte word).
+    """
+
+
+_memory = {"allocated_bytes": 0, "peak_allocated_bytes": 0, "allocations": 0}
+
+
+def _release(nbytes: int) -> None:
+    _memory["allocated_bytes"] -= nbytes
+
+
+def empty(count: int, numpy_dtype: Any) -> DeviceArray:
+    """Uninitialised emulated device memory for ``count`` elements."""
+    dtype = np.dtype(numpy_dtype)
+    nbytes = count * dtype.itemsize
+    buffer = np.empty(max(8, -(-nbytes // 8) * 8), dtype=np.uint8)
+    _memory["allocated_bytes"] += buffer.nbytes
+    _memory["allocations"] += 1
+    _memory["peak_allocated_bytes"] = max(
+        _memory["peak_allocated_bytes"], _memory["allocated_bytes"]
+    )
+    weakref.finalize(buffer, _release, buffer.nbytes)
+    return buffer[:nbytes].view(dtype).view(DeviceArray)
+
+
+def from_numpy(array: np.ndarray) -> DeviceArray:
+    """Copy a 1-D host array to (emulated) device memory."""
+    array = np.asarray(array)
+    storage = empty(array.size, array.dtype)
+    storage[...] = array.reshape(-1)
+    return storage
+
+
+def to_numpy(storage: DeviceArray) -> np.ndarray:
+    """Copy device memory back to an ordinary host array."""
+    return np.array(storage, copy=True, subok=False)
+
+
+def memory_stats() -> dict[str, Any]:
+    """Bytes of emulated device memory alive now and at the peak (host memory really)."""
+    return {"backend": "emulator", **_memory}
+
+
+# --------------------------------------------------------------------------------------
+# Compiling
+# --------------------------------------------------------------------------------------
+
+
+class LaunchConfig(ctypes.Structure):
+    """Mirrors ``mt_emu::LaunchConfig`` in ``cuda_emulator.h``."""
+
+    _fields_ = [
+        ("grid", ctypes.c_uint * 3),
+        ("block", ctypes.c_uint * 3),
+        ("shared_mem", ctypes.c_ulonglong),
+        ("order", ctypes.c_int),
+        ("seed", ctypes.c_uint),
+    ]
+
+
+_compiler_version: str | None = None
+_runtime_library: ctypes.CDLL | None = None
+_build_lock = threading.Lock()
+_launch_lock = threading.Lock()  # one launch at a time: shared memory is static
+
+
+def _compiler() -> str:
+    global _compiler_version
+    compiler = find_compiler()
+    if compiler is None:
+        raise RuntimeError(unavailable_reason())
+    if _compiler_version is None:
+        _compiler_version = subprocess.run(
+            [compiler, "--version"], capture_output=True, text=True, check=False
+        ).stdout
+    return compiler
+
+
+def _cached_build(name: str, source: str, extra_flags: Sequence[str] = ()) -> Path:
+    """Compile ``source`` (a C++ translation unit) into a cached shared library."""
+    compiler = _compiler()
+    header_dir = kernels_dir() / "emulator"
+    digest = hashlib.sha256()
+    for part in (source, " ".join([*COMPILE_FLAGS, *extra_flags]), _compiler_version or ""):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    for header in sorted(header_dir.glob("*.h")):
+        digest.update(header.read_bytes())
+    target = cache_dir() / f"{name}-{digest.hexdigest()[:20]}.so"
+    if target.exists():
+        return target
+    with tempfile.TemporaryDirectory(prefix="minitorch-emu-") as work:
+        source_path = Path(work) / f"{name}.cpp"
+        source_path.write_text(source)
+        output = Path(work) / "module.so"
+        command = [compiler, *COMPILE_FLAGS, *extra_flags, f"-I{header_dir}",
+                   str(source_path), "-o", str(output)]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise CompileError(
+                f"g++ could not build the emulated CUDA module {name!r}:\n{result.stderr}"
+            )
+        os.replace(output, target)  # atomic: parallel sessions never see half a file
+    return target
+
+
+def _runtime() -> ctypes.CDLL:
+    """The scheduler library, loaded with RTLD_GLOBAL so kernel modules link to it."""
+    global _runtime_library
+    with _build_lock:
+        if _runtime_library is None:
+            source = (kernels_dir() / "emulator" / "scheduler.cpp").read_text()
+            path = _cached_build("scheduler", source)
+            library = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+            library.mt_emulator_last_error.restype = ctypes.c_char_p
+            _runtime_library = library
+    return _runtime_library
+
+
+_EXTERN_SHARED = re.compile(
+    r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?"
+    r"(?P<type>[A-Za-z_][\w\s]*?[\w*])\s*(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;"
+)
+_KERNEL = re.compile(r"__global__\s+void\s+(?P<name>[A-Za-z_]\w*)\s*\(")
+
+
+def _preprocess(code: str) -> str:
+    """Expand the kernel source's own macros (no system headers, like NVRTC), so that
+    the specialised kernel names can be found."""
+    command = [_compiler(), "-E", "-x", "c++", "-std=c++20", "-nostdinc",
+               "-D__CUDACC__", "-DMINITORCH_CUDA_EMULATOR=1", "-"]  # fmt: skip
+    result = subprocess.run(command, input=code, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise CompileError(f"preprocessing the CUDA source failed:\n{result.stderr}")
+    return result.stdout
+
+
+def build_translation_unit(code: str) -> tuple[str, list[str]]:
+    """The C++ the host compiler builds for CUDA ``code``, and the kernel names.
+
+    Two rewrites: ``extern __shared__ T name[];`` becomes a pointer into the launch's
+    dynamic shared memory, and each kernel gets an exported ``mt_launch_<name>``.
+    """
+    expanded = _preprocess(code)
+    expanded = _EXTERN_SHARED.sub(
+        lambda m: f"{m['type']} *const {m['name']} = "
+        f"static_cast<{m['type']} *>(mt_emu::dynamic_shared_memory());",
+        expanded,
+    )
+    names = list(dict.fromkeys(m["name"] for m in _KERNEL.finditer(expanded)))
+    wrappers = [
+        f'extern "C" int mt_launch_{n}(const mt_emu::LaunchConfig* c, void** p) '
+        f'{{ return mt_emu::launch<{n}>(c, p, "{n}"); }}'
+        for n in names
+    ]
+    return '#include "cuda_emulator.h"\n' + expanded + "\n" + "\n".join(wrappers) + "\n", names
+
+
+class RawModule:
+    """Like ``cupy.RawModule(code=..., options=...)``: CUDA source, compiled on first
+    use (here by the host compiler), with ``get_function(name)``."""
+
+    def __init__(self, code: str, options: Sequence[str] = (), name: str = "module") -> None:
+        self.code = code
+        self.options = tuple(options)
+        self.name = re.sub(r"\W", "_", name)
+        self._library: ctypes.CDLL | None = None
+        self._names: list[str] = []
+
+    def compile(self) -> None:
+        if self._library is not None:
+            return
+        _runtime()
+        unit, self._names = build_translation_unit(self.code)
+        path = _cached_build(self.name, unit, [o for o in self.options if o.startswith("-D")])
+        self._library = ctypes.CDLL(str(path))
+
+    def get_function(self, name: str) -> Function:
+        self.compile()
+        if name not in self._names:
+            raise AttributeError(f"no kernel {name!r} in module {self.name!r}: {self._names}")
+        return Function(name, getattr(self._library, f"mt_launch_{name}"))
+
+
+def _dim3(value: int | Sequence[int], what: str) -> tuple[int, int, int]:
+    dims = (value,) if isinstance(value, int) else tuple(value)
+    if not 1 <= len(dims) <= 3 or any(not isinstance(d, (int, np.integer)) for d in dims):
+        raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
+
+
+def _argument(value: Any, keep: list) -> int:
+    """The address of an argument's bytes, as ``cuLaunchKernel`` wants them."""
+    if isinstance(value, DeviceArray):  # device memory: pass the pointer's value
+        pointer = ctypes.c_void_p(value.ctypes.data)
+        keep.append(pointer)
+        return ctypes.addressof(pointer)
+    if isinstance(value, np.ndarray):  # a struct (or array) passed by value, as in CuPy
+        value = np.ascontiguousarray(value)
+        keep.append(value)
+        return value.ctypes.data
+    if isinstance(value, bool):
+        value = np.bool_(value)
+    elif isinstance(value, int):
+        value = np.int64(value)
+    elif isinstance(value, float):
+        value = np.float64(value)
+    if isinstance(value, np.generic):
+        holder = np.array(value)
+        keep.append(holder)
+        return holder.ctypes.data
+    raise TypeError(f"unsupported kernel argument type {type(value).__name__}")
+
+
+class Function:
+    """One kernel of a ``RawModule``; call it like a CuPy kernel."""
+
+    def __init__(self, name: str, launcher: Any) -> None:
+        self.name = name
+        self._launcher = launcher
+        launcher.argtypes = [ctypes.POINTER(LaunchConfig), ctypes.POINTER(ctypes.c_void_p)]
+        launcher.restype = ctypes.c_int
+
+    def __call__(
+        self,
+        grid: int | Sequence[int],
+        block: int | Sequence[int],
+        args: Sequence[Any],
+        shared_mem: int = 0,
+        stream: Any = None,
+    ) -> None:
+        grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
+        threads = block3[0] * block3[1] * block3[2]
+        if min(grid3) < 1 or min(block3) < 1 or threads > MAX_THREADS_PER_BLOCK:
+            raise ValueError(
+                f"invalid launch of {self.name}: grid {grid3}, block {block3} (every size "
+                f"at least 1, at most {MAX_THREADS_PER_BLOCK} threads per block)"
+            )
+        if not 0 <= shared_mem <= MAX_SHARED_BYTES:
+            raise ValueError(f"{self.name}: shared_mem={shared_mem} is outside 0..48 KB")
+        keep: list = []
+        params = (ctypes.c_void_p * max(1, len(args)))(*[_argument(a, keep) for a in args])
+        order, seed = _order
+        config = LaunchConfig(
+            (ctypes.c_uint * 3)(*grid3), (ctypes.c_uint * 3)(*block3), shared_mem,
+            ORDERS[order], seed & 0xFFFFFFFF,
+        )  # fmt: skip
+        with _launch_lock:
+            status = self._launcher(ctypes.byref(config), params)
+        if status != 0:
+            message = _runtime().mt_emulator_last_error().decode(errors="replace")
+            raise EmulatorError(message)
