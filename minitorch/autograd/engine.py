@@ -24,11 +24,19 @@ inputs instead of accumulating into ``.grad``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from minitorch.autograd.function import AccumulateGrad, Node, gradient_edge
 from minitorch.autograd.grad_mode import set_grad_enabled
 from minitorch.tensor import Tensor
+
+# Observers of the walk, for teaching tools (the graph viewer's step-through backward).
+# After each node runs, every listener is called as
+#     listener(node, incoming, local, delivered)
+# with the gradients the node received (``incoming``), what its backward returned for
+# each edge of ``next_functions`` (``local``), and what was actually sent along each edge
+# after un-broadcasting (``delivered``; ``None`` where nothing was sent). Empty by default.
+step_listeners: list[Callable[[Node, list, tuple, list], None]] = []
 
 
 def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -142,8 +150,10 @@ def run_backward(
             if not retain_graph and not skip:
                 node.release()
             input_meta = getattr(node, "input_meta", None)
+            delivered: list[Tensor | None] = []
             for edge, (next_node, output_nr) in enumerate(node.next_functions):
                 if next_node is None:
+                    delivered.append(None)
                     continue
                 grad = next_grads[edge]
                 if grad is not None and input_meta is not None:
@@ -151,6 +161,7 @@ def run_backward(
                     grad = sum_to(grad, shape)  # un-broadcast
                     if grad.dtype != dtype:
                         grad = grad.to(dtype)
+                delivered.append(grad)
                 if grad is not None:
                     buffer = buffers.setdefault(next_node, [None] * next_node.num_outputs)
                     old = buffer[output_nr]
@@ -160,6 +171,8 @@ def run_backward(
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:
                     heapq.heappush(ready, (-next_node.sequence_nr, id(next_node), next_node))
+            for listener in step_listeners:
+                listener(node, grads, next_grads, delivered)
     return captured if inputs is not None else None
 
 

@@ -37,6 +37,11 @@ from minitorch.tensor import Tensor
 
 _sequence = itertools.count()
 
+# Called as ``listener(node)`` each time ``Function.apply`` records a new graph node
+# (after its forward ran). The widgets use it to note which module and which dispatched
+# kernels made each node; empty by default, so it costs nothing.
+node_listeners: list = []
+
 
 class Node:
     """A node of the backward graph (what ``tensor.grad_fn`` returns)."""
@@ -267,4 +272,6 @@ class Function:
             for t in ctx._to_save
         ]
         ctx._to_save = ()
+        for listener in node_listeners:
+            listener(node)
         return tuple(results) if is_tuple else results[0]
