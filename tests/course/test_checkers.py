@@ -325,3 +325,44 @@ def test_numba_checks_accept_solutions_and_reject_mistakes(capsys) -> None:
     rejects(numba_checks.check_numba_map, make_contiguous_map, "map kernel")
     rejects(numba_checks.check_numba_matmul, plain_python, "@numba.njit")
     rejects(numba_checks.check_numba_matmul, no_reset, "start each sum from 0")
+
+
+# ----- chapter 6 (GPU simulator) -----------------------------------------------------
+
+from minitorch.testing import gpu_checks  # noqa: E402
+
+ch6 = load_solutions("06_gpu_kernels")
+
+
+def test_gpu_checks_accept_solutions_and_reject_mistakes(capsys) -> None:
+    assert gpu_checks.check_saxpy_kernel(ch6.saxpy)
+    assert gpu_checks.check_tiled_matmul(ch6.tiled_matmul)
+    assert not gpu_checks.check_saxpy_kernel(lambda t, *args: not_done())
+    assert "not done yet" in capsys.readouterr().out
+
+    def no_bounds_check(t, alpha, x, y, out, n):
+        i = t.block[0] * t.block_dim[0] + t.thread[0]
+        out[i] = alpha * x[i] + y[i]
+
+    def thread_index_only(t, alpha, x, y, out, n):
+        i = t.thread[0]
+        if i < n:
+            out[i] = alpha * x[i] + y[i]
+
+    def one_barrier(t, a, b, out, n, k, m):
+        tile = ch6.TILE
+        tx, ty = t.thread
+        row, col = t.block[1] * tile + ty, t.block[0] * tile + tx
+        total = 0.0
+        for start in range(0, k, tile):
+            t.shared["a"][ty * tile + tx] = a[row * k + start + tx] if row < n and start + tx < k else 0.0
+            t.shared["b"][ty * tile + tx] = b[(start + ty) * m + col] if start + ty < k and col < m else 0.0
+            yield
+            for q in range(tile):
+                total += t.shared["a"][ty * tile + q] * t.shared["b"][q * tile + tx]
+        if row < n and col < m:
+            out[row * m + col] = total
+
+    rejects(gpu_checks.check_saxpy_kernel, no_bounds_check, "if i < n")
+    rejects(gpu_checks.check_saxpy_kernel, thread_index_only, "blockIdx.x * blockDim.x")
+    rejects(gpu_checks.check_tiled_matmul, one_barrier, "tiled_matmul")
