@@ -33,6 +33,8 @@ INDEX_DTYPES = (int64, int32, bool_)
 def _as_index_tensor(item: Any, like: Tensor) -> Tensor:
     if isinstance(item, Tensor):
         index = item
+        if index.device != like.device and index.device.type == "cpu":
+            index = index.to(like.device)  # like PyTorch: CPU indices may index a CUDA tensor
     else:
         array = np.asarray(item)
         if array.dtype.kind not in "iub" or (array.size == 0 and array.dtype.kind == "f"):
