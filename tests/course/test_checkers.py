@@ -366,3 +366,31 @@ def test_gpu_checks_accept_solutions_and_reject_mistakes(capsys) -> None:
     rejects(gpu_checks.check_saxpy_kernel, no_bounds_check, "if i < n")
     rejects(gpu_checks.check_saxpy_kernel, thread_index_only, "blockIdx.x * blockDim.x")
     rejects(gpu_checks.check_tiled_matmul, one_barrier, "tiled_matmul")
+
+
+# ----- chapters 7 and 8 (training, convolution) ---------------------------------------
+
+from minitorch.testing import training_checks  # noqa: E402
+
+
+def test_training_check_rejects_loops_that_do_not_learn() -> None:
+    import minitorch
+
+    def never_updates(model, x, y):
+        training_checks.cross_entropy(model(x), y).backward()
+
+    def replaces_parameters(model, x, y):
+        loss = training_checks.cross_entropy(model(x), y)
+        loss.backward()
+        model.w1 = model.w1 - 0.1 * model.w1.grad
+
+    def too_few_steps(model, x, y):
+        loss = training_checks.cross_entropy(model(x), y)
+        loss.backward()
+        with minitorch.no_grad():
+            for p in model.parameters():
+                p -= 1e-4 * p.grad
+
+    rejects(training_checks.check_training, never_updates, "did not change")
+    rejects(training_checks.check_training, replaces_parameters, "in place")
+    rejects(training_checks.check_training, too_few_steps, "accuracy")
