@@ -84,15 +84,25 @@ def use_emulator() -> None:
 
 
 @contextlib.contextmanager
-def emulated() -> Iterator[None]:
-    """Run device "cuda" on the emulator inside a ``with`` block (the kernel tests)."""
+def running_on(mode: str) -> Iterator[None]:
+    """Run device "cuda" on ``"emulator"`` or ``"gpu"`` inside a ``with`` block (tests)."""
     global _mode
     previous = _mode
-    use_emulator()
+    if mode == "emulator":
+        use_emulator()
+    elif mode == "gpu" and _gpu_problem() is None:
+        _mode = "gpu"
+    else:
+        raise RuntimeError(f"cannot run CUDA on {mode!r}: {_gpu_problem()}")
     try:
         yield
     finally:
         _mode = previous
+
+
+def emulated() -> contextlib.AbstractContextManager:
+    """``with emulated():`` runs device "cuda" on the emulator inside the block."""
+    return running_on("emulator")
 
 
 def using_emulator() -> bool:

@@ -343,3 +343,13 @@ def test_storage_round_trip_and_memory_stats(emulator):
     assert type(host) is np.ndarray and host.tolist() == list(range(10))
     host[0] = 99  # a copy: the device is untouched
     assert cuda.to_numpy(storage)[0] == 0
+
+
+def test_compile_errors_name_the_kernel_and_show_the_compiler_log(emulator, monkeypatch):
+    from minitorch.scalar_ops import ScalarOp
+
+    monkeypatch.setitem(MAP_OPS, "broken", ScalarOp("broken", 1, lambda a: a, "no_such_function(a)"))
+    a = Operand(np.zeros(3, np.float32), (3,), (1,), 0)
+    with pytest.raises(cuda.CudaCompileError, match="map_broken_float32_float32") as error:
+        cuda.map("broken", a.device(), a.device())
+    assert "no_such_function" in str(error.value) and "map.cu:" in str(error.value)
