@@ -394,3 +394,25 @@ def test_training_check_rejects_loops_that_do_not_learn() -> None:
     rejects(training_checks.check_training, never_updates, "did not change")
     rejects(training_checks.check_training, replaces_parameters, "in place")
     rejects(training_checks.check_training, too_few_steps, "accuracy")
+
+
+ch8 = load_solutions("08_cnn_digits")
+
+
+def test_conv2d_check_accepts_solution_and_rejects_mistakes() -> None:
+    assert training_checks.check_conv2d(ch8.conv2d)
+
+    def forgets_contiguous(x, weight, bias):
+        N, C, H, W = x.shape
+        O, _, kh, kw = weight.shape
+        OH, OW = H - kh + 1, W - kw + 1
+        windows = x.as_strided((N, OH, OW, C, kh, kw), (C * H * W, W, 1, H * W, W, 1), x.storage_offset())
+        out = windows.reshape(N * OH * OW, C * kh * kw) @ weight.reshape(O, -1).t() + bias
+        return out.view(N, OH, OW, O).permute(0, 3, 1, 2)
+
+    def wrong_layout(x, weight, bias):
+        out = ch8.conv2d(x, weight, bias)
+        return out.permute(0, 1, 3, 2)
+
+    rejects(training_checks.check_conv2d, forgets_contiguous, "contiguous")
+    rejects(training_checks.check_conv2d, wrong_layout, "conv2d")
