@@ -163,11 +163,15 @@ def thread_order(order: str, seed: int = 0) -> Iterator[None]:
 class DeviceArray(np.ndarray):
     """Emulated GPU memory: a flat NumPy array in host memory, marked as device memory.
 
-    As a kernel argument it is passed as a pointer, like a ``cupy.ndarray``. Each one is
-    padded to a multiple of 8 bytes (atomics on bool storage touch a whole 4-byte word).
+    As a kernel argument it is passed as a pointer, like a ``cupy.ndarray``. Behind its
+    last element sit at least 64 *guard bytes* (also covering the padding that atomics on
+    bool storage may touch): after every launch the emulator checks that they are
+    unchanged, so a kernel writing past the end of an array is reported, not silent.
     """
 
 
+GUARD_BYTES = 64
+GUARD_VALUE = 0xA5
 _memory = {"allocated_bytes": 0, "peak_allocated_bytes": 0, "allocations": 0}
 
 
@@ -179,7 +183,8 @@ def empty(count: int, numpy_dtype: Any) -> DeviceArray:
     """Uninitialised emulated device memory for ``count`` elements."""
     dtype = np.dtype(numpy_dtype)
     nbytes = count * dtype.itemsize
-    buffer = np.empty(max(8, -(-nbytes // 8) * 8), dtype=np.uint8)
+    buffer = np.empty(-(-nbytes // 8) * 8 + GUARD_BYTES, dtype=np.uint8)
+    buffer[nbytes:] = GUARD_VALUE
     _memory["allocated_bytes"] += buffer.nbytes
     _memory["allocations"] += 1
     _memory["peak_allocated_bytes"] = max(
@@ -187,6 +192,19 @@ def empty(count: int, numpy_dtype: Any) -> DeviceArray:
     )
     weakref.finalize(buffer, _release, buffer.nbytes)
     return buffer[:nbytes].view(dtype).view(DeviceArray)
+
+
+def _guard(array: DeviceArray) -> np.ndarray | None:
+    """The guard bytes behind ``array`` (None for arrays not made by ``empty``)."""
+    buffer = array
+    while isinstance(buffer.base, np.ndarray):
+        buffer = buffer.base
+    if buffer.dtype != np.uint8 or buffer.ndim != 1 or array.nbytes + GUARD_BYTES > buffer.nbytes:
+        return None
+    start = array.ctypes.data - buffer.ctypes.data + array.nbytes
+    if not 0 <= buffer.nbytes - start - GUARD_BYTES < 8:  # a view ending before the end
+        return None
+    return buffer[start:]
 
 
 def from_numpy(array: np.ndarray) -> DeviceArray:
@@ -416,3 +434,13 @@ class Function:
         if status != 0:
             message = _runtime().mt_emulator_last_error().decode(errors="replace")
             raise EmulatorError(message)
+        for position, arg in enumerate(args):
+            guard = _guard(arg) if isinstance(arg, DeviceArray) else None
+            if guard is not None and (guard != GUARD_VALUE).any():
+                first = int(np.argmax(guard != GUARD_VALUE))
+                guard[:] = GUARD_VALUE
+                raise EmulatorError(
+                    f"kernel {self.name} wrote past the end of argument {position} (a "
+                    f"{arg.size}-element {arg.dtype} array), {first} byte(s) after its last "
+                    "element. On a GPU this silently corrupts other memory."
+                )

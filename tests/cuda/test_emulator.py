@@ -222,3 +222,13 @@ def test_thread_order_from_the_environment_is_checked():
     with pytest.raises(ValueError, match="MINITORCH_CUDA_ORDER"):
         emu._parse_order("backwards")
     assert emu._parse_order("shuffled:7") == ("shuffled", 7)
+
+
+def test_writes_past_the_end_of_an_array_are_reported():
+    source = 'extern "C" __global__ void k(float* x, int n) { x[threadIdx.x] = 1.0f; }\n'
+    out = emu.empty(30, np.float32)
+    module = emu.RawModule(source, name="out_of_bounds")
+    with pytest.raises(emu.EmulatorError, match="wrote past the end of argument 0"):
+        module.get_function("k")((1,), (32,), (out, np.int32(30)))
+    module.get_function("k")((1,), (30,), (out, np.int32(30)))  # in bounds: fine
+    assert emu.to_numpy(out).tolist() == [1.0] * 30

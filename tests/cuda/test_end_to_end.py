@@ -2,7 +2,8 @@
 
 Every result is compared with the same computation on "cpu". The last test runs a slice
 of the main suite (the ``device``-parametrized core tests) with ``MINITORCH_CUDA=emulator``
-in a fresh interpreter, so that every op the core tests check also runs on "cuda".
+in a fresh interpreter, so that every op the core tests check also runs on "cuda" (with
+the emulator's threads in reversed order).
 """
 
 from __future__ import annotations
@@ -180,8 +181,9 @@ def test_memory_stats_and_synchronize():
 
 @pytest.mark.slow
 def test_core_suite_slice_on_emulated_cuda():
-    """The device-parametrized core tests, with "cuda" among the devices."""
-    env = dict(os.environ, MINITORCH_CUDA="emulator")
+    """The device-parametrized core tests, with "cuda" among the devices, the emulator's
+    threads in reversed order (the kernel tests cover both orders)."""
+    env = dict(os.environ, MINITORCH_CUDA="emulator", MINITORCH_CUDA_ORDER="reversed")
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                "tests/core/test_ops.py", "tests/core/test_creation.py", "tests/core/test_views.py",
                "-k", "cuda and reference"]  # fmt: skip
