@@ -274,9 +274,22 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
                      f"but found '{rounding_mode}'")  # fmt: skip
 
 
+class FloorDivide(Function):
+    """y = floor(a / b): a staircase. Like PyTorch, it is recorded in the graph but
+    asking for its derivative is an error (it is zero almost everywhere)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
+        return apply_zip("floordiv", a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+
+
 def floor_divide(a: Any, b: Any) -> Tensor:
-    """``floor(a / b)``, rounding toward minus infinity (no gradient, as in PyTorch)."""
-    return apply_zip("floordiv", a, b)
+    """``floor(a / b)``, rounding toward minus infinity."""
+    return FloorDivide.apply(a, b)
 
 
 def remainder(a: Any, b: Any) -> Tensor:

@@ -196,32 +196,42 @@ class Flip(Function):
 
 
 class Cat(Function):
-    """Join tensors along ``dim`` (a copy);  each input's gradient is its slice."""
+    """Join tensors along ``dim`` (a copy);  each input's gradient is its slice.
+
+    Like PyTorch, a 1-D tensor with no elements may be joined to anything (it is
+    skipped); its gradient is empty too."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, dim: int, *tensors: Tensor) -> Tensor:
+        joined = [t for t in tensors if not _is_legacy_empty(t)] or [tensors[0]]
         dtype = result_type(*tensors)
-        first = tensors[0]
-        shape = list(first._shape)
-        shape[dim] = sum(t._shape[dim] for t in tensors)
-        out = Tensor._empty(tuple(shape), dtype, first.device)
+        shape = list(joined[0]._shape)
+        shape[dim] = sum(t._shape[dim] for t in joined)
+        out = Tensor._empty(tuple(shape), dtype, joined[0].device)
         start = 0
-        ctx.sizes = [t._shape[dim] for t in tensors]
-        ctx.dim = dim
-        for t in tensors:
+        for t in joined:
             region = layout.slice_dim(out._shape, out._strides, 0, dim, start,
                                       start + t._shape[dim], 1)  # fmt: skip
             dispatch.map("copy", out._view(*region), cast(t, dtype))
             start += t._shape[dim]
+        ctx.sizes = [None if _is_legacy_empty(t) else t._shape[dim] for t in tensors]
+        ctx.dim = dim
         return out
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         pieces, start = [], 0
         for size in ctx.sizes:
+            if size is None:
+                pieces.append(grad.new_zeros((0,)))
+                continue
             pieces.append(grad.narrow(ctx.dim, start, size))
             start += size
         return (None, *pieces)
+
+
+def _is_legacy_empty(t: Tensor) -> bool:
+    return t.ndim == 1 and t._shape[0] == 0
 
 
 # ----- the functions users call -------------------------------------------------------
@@ -393,12 +403,13 @@ def flip(x: Tensor, *args: Any, dims: Any = None) -> Tensor:
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension."""
-    tensors = [t for t in tensors if not (t.ndim == 1 and t.numel() == 0)] or list(tensors)
+    tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    d = layout.normalize_dim(dim, tensors[0].ndim)
-    reference = tensors[0]
-    for number, t in enumerate(tensors):
+    checked = [t for t in tensors if not _is_legacy_empty(t)] or tensors
+    d = layout.normalize_dim(dim, checked[0].ndim)
+    reference = checked[0]
+    for number, t in enumerate(checked):
         if t.ndim != reference.ndim:
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {reference.ndim} and {t.ndim}"
