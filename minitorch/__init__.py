@@ -169,10 +169,7 @@ true_divide = div
 
 from minitorch import autograd  # noqa: E402
 
-try:  # TEMP until minitorch/cuda.py lands
-    from minitorch import cuda  # noqa: E402
-except ImportError:
-    pass
+from minitorch import cuda  # noqa: E402
 
 __version__ = "0.1.0"
 del _binary, _indexing, _linalg, _reduce, _shape, _unary
