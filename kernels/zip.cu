@@ -8,22 +8,23 @@
 //
 // Thread mapping
 // --------------
-// As in map.cu: one thread per output element in a grid-stride loop (thread t handles
-// ordinals t, t + G, t + 2G, ... with G threads in the grid), and a contiguous fast path
-// (position = offset + ordinal) chosen by Python for the whole launch. No shared memory,
-// no barrier.
+// As in map.cu (read it first): one thread per output element in a grid-stride loop
+// (thread t handles ordinals t, t + G, t + 2G, ... with G threads in the grid); the digits
+// of the ordinal give every operand's position, with a no-division fast path when Python
+// merged the tensors down to one dimension. No shared memory, no barrier.
 
 extern "C" __global__ void KERNEL(zip)(OUT_T* out, const IN_T* a, const IN_T* b,
                                        const MtLayout out_layout, const MtLayout a_layout,
-                                       const MtLayout b_layout, const long long numel,
-                                       const int contiguous)
+                                       const MtLayout b_layout, const long long numel)
 {
     const long long grid_size = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < numel; i += grid_size) {
-        long long a_position = a_layout.offset + i;  // the contiguous fast path
-        long long b_position = b_layout.offset + i;
-        long long out_position = out_layout.offset + i;
-        if (!contiguous) {  // one digit of the ordinal per dimension, as in map.cu
+        long long a_position, b_position, out_position;
+        if (out_layout.ndim <= 1) {  // the fast path
+            a_position = a_layout.offset + i * a_layout.strides[0];
+            b_position = b_layout.offset + i * b_layout.strides[0];
+            out_position = out_layout.offset + i * out_layout.strides[0];
+        } else {
             a_position = a_layout.offset;
             b_position = b_layout.offset;
             out_position = out_layout.offset;

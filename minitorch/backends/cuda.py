@@ -25,7 +25,7 @@ their *loader* and *launcher*:
    cached (CuPy on disk in ``~/.cupy``; the emulator in ``~/.cache/minitorch``).
 3. **Launching.** Python checks and prepares everything a kernel assumes: dimensions
    that can be merged are merged (a contiguous tensor becomes 1-D, and then the kernel
-   takes its contiguous fast path), each operand's layout is packed into an ``MtLayout``
+   takes its no-division fast path), each operand's layout is packed into an ``MtLayout``
    struct passed by value, launch sizes are computed and checked. Launches are
    asynchronous on a GPU; ``to_numpy`` (hence ``.item()``, ``.cpu()``, printing) waits.
 
@@ -406,9 +406,13 @@ def kernel(family: str, op: str, in_name: str, out_name: str) -> Any:
             function = module.get_function(name)
         except (cuda_emulator.CompileError, _cupy_compile_error()) as error:
             raise CudaCompileError(f"CUDA kernel {name} ({file}) failed to compile:\n{error}") from None
-        if _debug:
+        if _debug:  # MINITORCH_DEBUG=1: which kernel was loaded; =2: its specialisation too
             seconds = time.perf_counter() - start
             print(f"[minitorch] loaded CUDA kernel {name} in {seconds:.2f}s", file=sys.stderr)
+            if _debug >= 2:
+                defines = _defines(file, op, in_name, out_name).items()
+                print("\n".join(f"  #define {k} {v}" for k, v in defines) + f"\n  + kernels/{file}",
+                      file=sys.stderr)  # fmt: skip
         machine.functions[key] = function
         return function
 
@@ -488,11 +492,10 @@ def _elementwise(family: str, op: str, out: Strided, inputs: list[Strided],
     if count == 0:
         return
     shape, strides = merge_dims(out.shape, out.strides, *(t.strides for t in inputs))
-    contiguous = len(shape) <= 1 and all(not s or s[0] == 1 for s in strides)
     operands = [out, *inputs]
     layouts = [layout(shape, s, t.offset) for s, t in builtins.zip(strides, operands)]
     function = kernel(family, op, in_name, dtype_name(out.storage))
-    args = (*(_storage(t) for t in operands), *layouts, np.int64(count), np.int32(contiguous))
+    args = (*(_storage(t) for t in operands), *layouts, np.int64(count))
     function((_blocks(count, THREADS),), (THREADS,), args)
 
 
