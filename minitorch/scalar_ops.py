@@ -89,8 +89,8 @@ def sigmoid(a):
     return 1.0 / (1.0 + np.exp(-a))
 
 
-def relu(a):  # NaN stays NaN: NaN * 0 is NaN
-    return a if a > 0 else a * 0
+def relu(a):  # NaN stays NaN; negatives (and -0.0) become +0
+    return a if (a > 0 or a != a) else 0
 
 
 def sign(a):
@@ -199,7 +199,7 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("cos", 1, cos, "cos(a)"),
         ScalarOp("tanh", 1, tanh, "tanh(a)"),
         ScalarOp("sigmoid", 1, sigmoid, "(T)1 / ((T)1 + exp(-a))"),
-        ScalarOp("relu", 1, relu, "(a > (T)0 ? a : a * (T)0)"),
+        ScalarOp("relu", 1, relu, "((a > (T)0 || a != a) ? a : (T)0)"),
         ScalarOp("sign", 1, sign, "(a != a ? a : (T)((a > (T)0) - (a < (T)0)))"),
         ScalarOp("floor", 1, floor, "floor(a)"),
         ScalarOp("ceil", 1, ceil, "ceil(a)"),

@@ -26,7 +26,14 @@ from minitorch.tensor import Tensor
 
 
 def check_inplace(t: Tensor) -> None:
-    """Raise PyTorch's error for in-place changes autograd cannot allow."""
+    """Raise PyTorch's errors for in-place changes that cannot be done: writing through
+    a stride-0 (expanded) view, and changes autograd cannot allow."""
+    if any(stride == 0 and size > 1 for size, stride in zip(t._shape, t._strides)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
     if not is_grad_enabled():
         return
     if t.is_leaf and t.requires_grad:
