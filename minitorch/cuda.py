@@ -13,8 +13,9 @@ on our CPU emulator of the very same kernels::
     >>> x = minitorch.ones(3, device="cuda")  # runs the .cu kernels, compiled by g++
 
 The emulator runs each block's threads one at a time, so it is slow; it exists to let
-you read, change and test kernels without a GPU. ``thread_order("reversed")`` runs the
-threads backwards, which exposes a forgotten ``__syncthreads()``.
+you read, change and test kernels without a GPU. ``thread_order("reversed")`` (or the
+environment variable ``MINITORCH_CUDA_ORDER=reversed``) runs the threads backwards, which
+exposes a forgotten ``__syncthreads()``.
 
 Importing this module never imports CuPy or compiles anything.
 """

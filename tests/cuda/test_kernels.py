@@ -17,7 +17,6 @@ from minitorch.layout import contiguous_strides
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
 
 SHAPES = [(3, 5), (2, 1, 4), (1, 6), (0, 3), ()]
-INTEGER_OUT_MAP = [o for o in MAP_OPS if not cuda._float_result(MAP_OPS[o])]
 FLOAT_OUT_MAP = [o for o in MAP_OPS if cuda._float_result(MAP_OPS[o])]
 
 
