@@ -54,7 +54,7 @@ NAME = "cuda"
 DEVICE_TYPE = "cuda"
 
 MAX_DIMS = 10  # MT_MAX_DIMS in kernels/strided.cuh
-THREADS = 256  # threads per block of the elementwise and reduction kernels
+THREADS = 256  # threads per block of elementwise and reduction kernels (= MT_ARG_BLOCK)
 TILE = 16  # MT_TILE in kernels/matmul.cu
 NVRTC_OPTIONS = ("--std=c++17",)
 
@@ -481,6 +481,23 @@ def _storage(operand: Strided) -> Any:
     return storage
 
 
+def launch(function: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple,
+           shared_mem: int = 0) -> None:  # fmt: skip
+    """Launch after checking the sizes against a GPU's limits, so that a bad launch is a
+    clear Python error instead of a CUDA driver error (or, emulated, a crash)."""
+    grid3, block3 = (*grid, 1, 1)[:3], (*block, 1, 1)[:3]
+    threads = block3[0] * block3[1] * block3[2]
+    if not (1 <= grid3[0] < 2**31 and 1 <= grid3[1] <= 65535 and 1 <= grid3[2] <= 65535
+            and min(block3) >= 1 and threads <= 1024 and block3[2] <= 64
+            and 0 <= shared_mem <= 48 * 1024):  # fmt: skip
+        raise RuntimeError(
+            f"invalid CUDA launch: grid {grid3}, block {block3}, {shared_mem} bytes of shared "
+            "memory (limits: grid x < 2^31, y and z <= 65535; at most 1024 threads and "
+            "48 KB of shared memory per block)"
+        )
+    function(grid3, block3, args, shared_mem=shared_mem)
+
+
 def _blocks(count: int, per_block: int) -> int:
     return max(1, min(-(-count // per_block), runtime().max_blocks))
 
@@ -496,7 +513,7 @@ def _elementwise(family: str, op: str, out: Strided, inputs: list[Strided],
     layouts = [layout(shape, s, t.offset) for s, t in builtins.zip(strides, operands)]
     function = kernel(family, op, in_name, dtype_name(out.storage))
     args = (*(_storage(t) for t in operands), *layouts, np.int64(count))
-    function((_blocks(count, THREADS),), (THREADS,), args)
+    launch(function, (_blocks(count, THREADS),), (THREADS,), args)
 
 
 def _reduction(family: str, op: str, out: Strided, a: Strided, dim: int) -> None:
@@ -519,7 +536,7 @@ def _reduction(family: str, op: str, out: Strided, a: Strided, dim: int) -> None
             layout(shape, a_strides, a.offset), np.int64(size), np.int64(a.strides[dim]),
             np.int64(count))  # fmt: skip
     shared = THREADS * np.dtype(out_name).itemsize if family == "reduce" else 0
-    function((_blocks(count, threads_y),), (threads_x, threads_y), args, shared_mem=shared)
+    launch(function, (_blocks(count, threads_y),), (threads_x, threads_y), args, shared)
 
 
 # --------------------------------------------------------------------------------------
@@ -586,7 +603,7 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
     grid = (-(-cols // TILE), min(-(-rows // TILE), 65535), min(batch, 65535))
     args = (_storage(out), _storage(a), _storage(b), layout(out.shape, out.strides, out.offset),
             layout(a.shape, a.strides, a.offset), layout(b.shape, b.strides, b.offset))  # fmt: skip
-    kernel("matmul", "", name, name)(grid, (TILE, TILE), args)
+    launch(kernel("matmul", "", name, name), grid, (TILE, TILE), args)
 
 
 def _indexing(family: str, out: Strided, data: Strided, dim: int, index: Strided,
@@ -601,7 +618,7 @@ def _indexing(family: str, out: Strided, data: Strided, dim: int, index: Strided
             layout(out.shape, out.strides, out.offset),
             layout(data.shape, data.strides, data.offset),
             layout(index.shape, index.strides, index.offset), np.int64(dim), np.int64(count))  # fmt: skip
-    kernel(family, "", name, name)((_blocks(count, THREADS),), (THREADS,), args)
+    launch(kernel(family, "", name, name), (_blocks(count, THREADS),), (THREADS,), args)
 
 
 def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:

@@ -352,3 +352,15 @@ def test_compile_errors_name_the_kernel_and_show_the_compiler_log(emulator, monk
     with pytest.raises(cuda.CudaCompileError, match="map_broken_float32_float32") as error:
         cuda.map("broken", a.device(), a.device())
     assert "no_such_function" in str(error.value) and "map.cu:" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("grid", "block", "shared"),
+    [((0,), (32,), 0), ((1, 70000), (32,), 0), ((1,), (64, 32), 0), ((1,), (32,), 1 << 20)],
+)
+def test_invalid_launch_sizes_are_python_errors(grid, block, shared):
+    def never_called(*args, **kwargs):
+        raise AssertionError("the kernel must not run")
+
+    with pytest.raises(RuntimeError, match="invalid CUDA launch"):
+        cuda.launch(never_called, grid, block, (), shared)
