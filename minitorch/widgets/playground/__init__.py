@@ -1,0 +1,33 @@
+"""The Playground: TensorFlow Playground in the notebook, training a real minitorch model.
+
+| file             | what                                                            |
+| ---------------- | --------------------------------------------------------------- |
+| ``config.py``    | every setting, its allowed values, the shareable string         |
+| ``datasets.py``  | points, labels, train/test split; multi-class and your own data |
+| ``features.py``  | the input features x1, x2, x1², x2², x1·x2, sin x1, sin x2       |
+| ``network.py``   | the ``nn.Sequential`` MLP and Playground's initialisation       |
+| ``trainer.py``   | the headless training loop, history, stop conditions            |
+| ``snapshots.py`` | copies of the weights to scrub back through                     |
+| ``render.py``    | what the widget draws: the 100x100 heatmaps, links, gradients   |
+| ``export.py``    | "export as code": a runnable script of the current model        |
+| ``widget.py``    | ``Playground``, the anywidget that binds all this to the page   |
+
+The front end is ``widgets/playground.js`` and ``widgets/playground.css``.
+"""
+
+from typing import Any
+
+from minitorch.widgets.playground.config import PlaygroundConfig
+from minitorch.widgets.playground.trainer import Epoch, Trainer
+
+__all__ = ["Epoch", "Playground", "PlaygroundConfig", "Trainer"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Playground`` needs anywidget; import it only when asked for, so the headless
+    ``Trainer`` works without the widget packages."""
+    if name == "Playground":
+        from minitorch.widgets.playground.widget import Playground
+
+        return Playground
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,143 @@
+"""What the widget draws, computed in Python: heatmaps, links and gradients.
+
+The page never runs the network itself. After training, Python feeds a 100x100 grid of
+points covering ``[-6, 6]²`` through the model *once* (``network.layer_outputs``) and
+keeps what every neuron says about every grid point. Those are the heatmaps:
+
+* the **decision boundary**: the network's output on the grid (tanh output in [-1, 1];
+  with cross-entropy, ``2·p(blue) - 1`` for two classes, or the winning class and its
+  probability for more);
+* one **neuron heatmap** per neuron (the page draws the input features itself: they
+  never change).
+
+Each heatmap is sent as 100x100 bytes: a value ``v`` in ``[-1, 1]`` becomes
+``round((v + 1) · 127.5)`` (0 is orange, 255 blue). All of them go in one ``bytes``
+object, in the order ``plane_keys`` lists, so a whole frame is one binary message.
+
+``network_view`` gathers the small things: weights and biases (drawn as links and
+squares), their gradients from the last batch, each layer's gradient norm, and the
+ReLU neurons that are dead (zero on every training point, so they never learn again).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.creation import tensor
+from minitorch.widgets.playground import network
+from minitorch.widgets.playground.datasets import DOMAIN
+from minitorch.widgets.playground.features import feature_matrix
+
+GRID = 100  # heatmaps are GRID x GRID, like TensorFlow Playground's
+
+
+def grid_points(size: int = GRID) -> np.ndarray:
+    """The ``[size * size, 2]`` grid points, row by row, top row (x2 = +6) first."""
+    steps = np.linspace(-DOMAIN, DOMAIN, size, dtype=np.float32)
+    x1, x2 = np.meshgrid(steps, steps[::-1])
+    return np.stack([x1.ravel(), x2.ravel()], axis=1)
+
+
+def to_bytes(values: np.ndarray) -> np.ndarray:
+    """Values in [-1, 1] (clipped) as bytes 0..255."""
+    values = np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=-1.0)
+    return np.round((np.clip(values, -1.0, 1.0) + 1.0) * 127.5).astype(np.uint8)
+
+
+class Renderer:
+    """Computes the frame for a ``Trainer``; caches the grid's input features."""
+
+    def __init__(self) -> None:
+        self._grid_inputs: dict[tuple, Any] = {}
+
+    def grid_inputs(self, features: list[str], device: str) -> Any:
+        key = (tuple(features), device)
+        if key not in self._grid_inputs:
+            self._grid_inputs.clear()
+            self._grid_inputs[key] = feature_matrix(tensor(grid_points()), features).to(device)
+        return self._grid_inputs[key]
+
+    def frame(self, trainer: Any) -> tuple[list[str], bytes]:
+        """All heatmaps of the current model: ``(plane_keys, bytes)``."""
+        config = trainer.built  # the settings the model was built with
+        with trainer.computing(), no_grad():
+            inputs = self.grid_inputs(config.features, trainer.device)
+            outputs = [out.cpu().numpy() for out in network.layer_outputs(trainer.model, inputs)]
+        keys: list[str] = []
+        planes: list[np.ndarray] = []
+        final = outputs[-1]
+        if config.loss == "cross_entropy":
+            final = _softmax(final)
+            if final.shape[1] == 2:
+                keys.append("boundary")
+                planes.append(to_bytes(final[:, 1] - final[:, 0]))
+            else:
+                keys += ["boundary", "boundary_class"]
+                planes.append(to_bytes(final.max(axis=1) * 2 - 1))
+                planes.append(final.argmax(axis=1).astype(np.uint8))
+            outputs[-1] = final * 2 - 1  # neuron heatmaps of the outputs: 2p - 1
+        else:
+            keys.append("boundary")
+            planes.append(to_bytes(final[:, 0]))
+        for layer, values in enumerate(outputs, start=1):
+            for neuron in range(values.shape[1]):
+                keys.append(f"node:{layer}:{neuron}")
+                planes.append(to_bytes(values[:, neuron]))
+        return keys, np.concatenate(planes).tobytes()
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+def _rounded(array: np.ndarray) -> list:
+    """Values rounded to 4 decimals as nested lists; NaN and inf become ``None`` (JSON
+    has no NaN)."""
+    values = np.round(array.astype(np.float64), 4)
+    if np.isfinite(values).all():
+        return values.tolist()
+    return np.where(np.isfinite(values), values, None).tolist()
+
+
+def network_view(trainer: Any) -> dict[str, Any]:
+    """Weights, biases, gradients, gradient norms and dead ReLUs, as plain lists."""
+    linears = network.linear_layers(trainer.model)
+    weights, biases, weight_grads, bias_grads, norms = [], [], [], [], []
+    for linear in linears:
+        weights.append(_rounded(linear.weight.detach().cpu().numpy()))
+        biases.append(_rounded(linear.bias.detach().cpu().numpy()))
+        for parameter, target in ((linear.weight, weight_grads), (linear.bias, bias_grads)):
+            grad = parameter.grad
+            target.append(None if grad is None else _rounded(grad.cpu().numpy()))
+        grad = linear.weight.grad
+        norm = None if grad is None else float(np.linalg.norm(grad.cpu().numpy()))
+        norms.append(norm if norm is not None and np.isfinite(norm) else None)
+    dead: list[list[bool]] = []
+    if trainer.built.activation == "relu":
+        count = trainer.train_count
+        for hidden in trainer.last_outputs[:-1]:
+            on_train = hidden.cpu().numpy()[:count]
+            dead.append((on_train <= 0).all(axis=0).tolist())
+    return {
+        "sizes": list(trainer.sizes),
+        "features": list(trainer.built.features),
+        "output_activation": trainer.output_activation,
+        "weights": weights,
+        "biases": biases,
+        "weight_grads": weight_grads,
+        "bias_grads": bias_grads,
+        "grad_norms": norms,
+        "dead": dead,
+        "dead_count": int(sum(sum(layer) for layer in dead)),
+    }
+
+
+def points_view(data: Any) -> dict[str, Any]:
+    """The data points for the scatter plot: ``[x1, x2, label, is_train]`` rows."""
+    rows = np.concatenate([np.round(data.points, 3), data.labels[:, None].round(3),
+                           data.is_train[:, None]], axis=1)  # fmt: skip
+    return {"rows": rows.tolist(), "num_classes": data.num_classes, "name": data.name}

@@ -1,0 +1,446 @@
+"""``Playground``: the anywidget that shows a ``Trainer`` and lets you drive it.
+
+    pg = minitorch.widgets.Playground(dataset="xor", hidden=[4, 2], learning_rate=0.03)
+    pg                      # the explorer in the notebook; press play
+    pg.step(epochs=10)      # or drive it from code: the page redraws
+    pg.model                # the live nn.Sequential being trained
+    pg.history[-1]          # Epoch(epoch=10, train_loss=..., test_loss=..., ...)
+
+How the two sides talk (anywidget syncs traits between Python and the page):
+
+| trait    | direction      | what                                                        |
+| -------- | -------------- | ----------------------------------------------------------- |
+| config   | both ways      | every setting (``PlaygroundConfig`` as a dict)              |
+| status   | Python → page  | epoch, losses, accuracy, loss curve, speed, message         |
+| net      | Python → page  | weights, biases, gradients, dead ReLUs, heatmap order       |
+| frame    | Python → page  | all 100x100 heatmaps as bytes (``render.py``)               |
+| points   | Python → page  | the data points (only when they change)                     |
+| code     | Python → page  | the exported script, after "export as code"                 |
+
+Buttons (play, step, edit a weight, add a point...) arrive as messages
+``{"action": ...}`` handled by ``_on_message``. While playing, the heatmaps are computed
+and sent at most ``1 / MAX_SYNCS_PER_SECOND`` apart (throttled), however many epochs run
+in between, so the page stays smooth. Nothing here raises into the notebook: a bad
+setting or a failing action shows its message in the widget (``pg.message``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import random
+import threading
+import time
+from dataclasses import fields
+from typing import Any
+
+import traitlets
+
+from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
+from minitorch.widgets.playground import config as settings
+from minitorch.widgets.playground.compute import available_backends
+from minitorch.widgets.playground.datasets import preview
+from minitorch.widgets.playground.export import export_code
+from minitorch.widgets.playground.player import Player
+from minitorch.widgets.playground.render import Renderer, network_view, points_view
+from minitorch.widgets.playground.static import boundary_svg, summary_text
+from minitorch.widgets.playground.trainer import Epoch, Trainer
+
+MAX_SYNCS_PER_SECOND = 20
+BYTES_PER_SECOND = 4_000_000  # big networks send fewer frames per second
+SETTING_NAMES = [f.name for f in fields(settings.PlaygroundConfig)]
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no NaN: send ``None`` instead."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+class Playground(MinitorchWidget):
+    """TensorFlow Playground in the notebook, training a real minitorch MLP.
+
+    Every ``PlaygroundConfig`` field is a keyword argument and a property
+    (``pg.learning_rate = 0.1`` redraws the widget); ``config`` takes a shared string.
+    ``dataset`` may also be ``(points, labels)``: your own data.
+    """
+
+    _esm = bundle("playground.js")
+    _css = styles("playground.css")
+
+    config = traitlets.Dict().tag(sync=True)
+    status = traitlets.Dict().tag(sync=True)
+    net = traitlets.Dict().tag(sync=True)
+    frame = traitlets.Bytes(b"").tag(sync=True)
+    points = traitlets.Dict().tag(sync=True)
+    code = traitlets.Unicode("").tag(sync=True)
+    choices = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, config: str | settings.PlaygroundConfig | None = None, **changes: Any) -> None:
+        super().__init__()
+        self._lock = threading.RLock()
+        self._renderer = Renderer()
+        self._player = Player(self._play_frame, self._after_play)
+        self._last_sync = 0.0
+        self._sync_interval = 1 / MAX_SYNCS_PER_SECOND
+        self._speed: list[tuple[float, int]] = []  # (time, epoch) while playing
+        self._notice = ""  # a message about the last action (not a setting problem)
+        problems: list[str] = []
+        if isinstance(config, str):
+            start, problems = settings.from_string(config)
+        else:
+            start = config.copy() if config is not None else settings.PlaygroundConfig()
+        custom = changes.pop("dataset", None)
+        if isinstance(custom, str):
+            start.dataset, custom = custom, None
+        unknown = [name for name in changes if name not in SETTING_NAMES]
+        for name in unknown:
+            close = difflib.get_close_matches(name, SETTING_NAMES, n=1)
+            problems.append(f"unknown setting {name!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
+            changes.pop(name)
+        self.trainer = Trainer(start.copy(**changes))
+        if custom is not None:
+            self._set_custom(custom)
+        self._notice = "; ".join(problems)
+        self.choices = {
+            "datasets": settings.DATASETS,
+            "previews": {name: preview(name) for name in settings.DATASETS},
+            "learning_rates": settings.LEARNING_RATES, "activations": settings.ACTIVATIONS,
+            "regularizations": settings.REGULARIZATIONS,
+            "regularization_rates": settings.REGULARIZATION_RATES, "losses": settings.LOSSES,
+            "optimizers": settings.OPTIMIZERS, "backends": available_backends(),
+            "controls": settings.CONTROLS, "max_layers": settings.MAX_HIDDEN_LAYERS,
+            "max_neurons": settings.MAX_NEURONS,
+        }  # fmt: skip
+        self.on_msg(self._on_message)
+        self._sync(force=True, with_points=True)
+
+    # ----- the Python side of the binding ------------------------------------------------
+
+    @property
+    def model(self) -> Any:
+        """The live ``nn.Sequential`` being trained (``None`` while the settings are bad)."""
+        return self.trainer.model
+
+    @model.setter
+    def model(self, module: Any) -> None:
+        """Load the weights of ``module`` (same layer sizes) into the Playground's model."""
+        with self._lock:
+            try:
+                self.trainer.model.load_state_dict(module.state_dict())
+                self.trainer.evaluate()
+                self._notice = ""
+            except Exception as error:
+                self._notice = f"could not use that model: {error}"
+        self._sync(force=True)
+
+    @property
+    def dataset(self) -> Any:
+        """The data (``PlaygroundData``). Set a name (``"xor"``) or ``(points, labels)``."""
+        return self.trainer.data
+
+    @dataset.setter
+    def dataset(self, value: Any) -> None:
+        if isinstance(value, str):
+            self.set(dataset=value)
+        else:
+            self._set_custom(value)
+            self._sync(force=True, with_points=True)
+
+    @property
+    def history(self) -> list[Epoch]:
+        """One ``Epoch(epoch, train_loss, test_loss, train_accuracy, test_accuracy)`` per
+        epoch trained (``.accuracy`` is the test accuracy)."""
+        return list(self.trainer.history)
+
+    @property
+    def epoch(self) -> int:
+        return self.trainer.epoch
+
+    @property
+    def message(self) -> str:
+        """What the widget is telling you: a bad setting, why training stopped."""
+        return "; ".join(part for part in (self.trainer.message, self._notice) if part)
+
+    @property
+    def is_playing(self) -> bool:
+        return self._player.running
+
+    @property
+    def config_string(self) -> str:
+        """All settings as one shareable line: ``Playground(config=that_line)``."""
+        return settings.to_string(self.trainer.config)
+
+    @property
+    def snapshot_epochs(self) -> list[int]:
+        return self.trainer.snapshots.epochs
+
+    def set(self, **changes: Any) -> None:
+        """Change settings by name, e.g. ``pg.set(hidden=[3], activation="relu")``."""
+        unknown = [name for name in changes if name not in SETTING_NAMES]
+        if unknown:
+            self._notice = f"unknown settings {unknown}; the settings are {', '.join(SETTING_NAMES)}"
+            self._sync(force=True)
+            return
+        self._apply(self.trainer.config.copy(**changes))
+
+    def step(self, epochs: int = 1) -> Epoch | None:
+        """Train ``epochs`` epochs now, redraw, and return the last history entry."""
+        with self._lock:
+            try:
+                self._notice = ""
+                self.trainer.train(int(epochs))
+            except Exception as error:
+                self._notice = f"training failed: {error}"
+        self._sync(force=True)
+        return self.trainer.history[-1] if self.trainer.history else None
+
+    def play(self) -> None:
+        """Train in the background until paused, or until a stop condition holds."""
+        if self.trainer.problems:
+            self._sync(force=True)
+            return
+        self._speed = []
+        self._notice = ""
+        self._player.start()
+        self._sync(force=True)
+
+    def pause(self) -> None:
+        self._player.stop()
+        self._sync(force=True)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Outside Jupyter, block until ``play()`` stops (a stop condition or ``pause``)."""
+        return self._player.wait(timeout)
+
+    def reset(self) -> None:
+        """Back to epoch 0 with the starting weights (the same data)."""
+        self._player.stop()
+        with self._lock:
+            self.trainer.reset()
+        self._sync(force=True)
+
+    def regenerate(self) -> None:
+        """New random data and starting weights: a new seed."""
+        self.set(seed=random.randrange(1, 100_000))
+
+    def restore(self, index: int) -> None:
+        """Show snapshot ``index`` (see ``snapshot_epochs``); training resumes from it."""
+        self._player.stop()
+        with self._lock:
+            try:
+                self.trainer.restore(int(index))
+            except (IndexError, ValueError, TypeError):
+                self._notice = f"there is no snapshot {index!r}"
+        self._sync(force=True)
+
+    def set_weight(self, layer: int, neuron: int, source: int, value: float) -> None:
+        """The weight into ``neuron`` of layer ``layer + 1`` from ``source`` of ``layer``."""
+        with self._lock:
+            self._notice = self.trainer.set_weight(layer, neuron, source, value) or ""
+        self._sync(force=True)
+
+    def set_bias(self, layer: int, neuron: int, value: float) -> None:
+        with self._lock:
+            self._notice = self.trainer.set_bias(layer, neuron, value) or ""
+        self._sync(force=True)
+
+    def add_point(self, x1: float, x2: float, label: float) -> None:
+        """Add a training point of class (or value) ``label`` at ``(x1, x2)``."""
+        with self._lock:
+            self._notice = self.trainer.add_point(x1, x2, label) or ""
+        self._sync(force=True, with_points=True)
+
+    def export_code(self, epochs: int = 100) -> str:
+        """The minitorch script of the current model and training loop (also shown)."""
+        with self._lock:
+            try:
+                self.code = export_code(self.trainer, epochs)
+            except Exception as error:
+                self._notice = f"could not export: {error}"
+                self.code = ""
+        self._sync(force=True)
+        return self.code
+
+    def graph(self) -> Any:
+        """The graph viewer (``minitorch.widgets.graph``) on the loss of the current
+        model on the first training batch: every op of a step, named by parameter."""
+        from minitorch import widgets
+
+        with self._lock, self.trainer.computing():
+            inputs, targets = self.trainer.batches[0]
+            with widgets.watch(self.trainer.model):
+                loss = self.trainer.loss(self.trainer.model(inputs), targets)
+        return widgets.graph(loss, params=self.trainer.model)
+
+    def to_text(self) -> str:
+        return summary_text(self.trainer)
+
+    def to_svg(self) -> str:
+        return boundary_svg(self.net.get("planes", []), self.frame, self.points)
+
+    def redraw(self) -> None:
+        """Send everything to the page again (after changing ``pg.model`` in place)."""
+        with self._lock:
+            self.trainer.evaluate()
+        self._sync(force=True, with_points=True)
+
+    # ----- settings from the page or from Python -----------------------------------------
+
+    def _apply(self, new: settings.PlaygroundConfig) -> None:
+        with self._lock:
+            old_data = self.trainer.data
+            self._notice = ""
+            self.trainer.apply(new)
+            if self.trainer.problems:
+                self._player.stop()
+        self._sync(force=True, with_points=self.trainer.data is not old_data)
+
+    @traitlets.observe("config")
+    def _config_from_page(self, change: dict) -> None:
+        if change["new"] == settings.to_dict(self.trainer.config):
+            return  # our own update coming back
+        try:
+            self._apply(settings.from_dict(change["new"], base=self.trainer.config))
+        except Exception as error:  # a malformed value from the page
+            self._notice = f"bad setting from the page: {error}"
+            self._sync(force=True)
+
+    def _set_custom(self, value: Any) -> None:
+        with self._lock:
+            try:
+                points, labels = value
+                self.trainer.set_custom_data(points, labels)
+                self._notice = ""
+            except Exception as error:
+                self._notice = f"could not use that data: {error}. Give (points [N, 2], labels [N])."
+
+    # ----- messages from the page --------------------------------------------------------
+
+    def _on_message(self, widget: Any, content: dict, buffers: Any) -> None:
+        actions = {
+            "play": lambda: self.play(),
+            "pause": lambda: self.pause(),
+            "step": lambda: self.step(1),
+            "reset": lambda: self.reset(),
+            "regenerate": lambda: self.regenerate(),
+            "set_weight": lambda: self.set_weight(content["layer"], content["neuron"],
+                                                  content["source"], content["value"]),
+            "set_bias": lambda: self.set_bias(content["layer"], content["neuron"], content["value"]),
+            "add_point": lambda: self.add_point(content["x1"], content["x2"], content["label"]),
+            "export": lambda: self.export_code(),
+            "restore": lambda: self.restore(content["index"]),
+            "load_string": lambda: self._load_string(content["text"]),
+        }  # fmt: skip
+        try:
+            actions[content["action"]]()
+        except Exception as error:  # never into the notebook: show it
+            self._notice = f"{content.get('action', 'that action')} failed: {error!r}"
+            self._sync(force=True)
+
+    def _load_string(self, text: str) -> None:
+        config, problems = settings.from_string(str(text))
+        self._apply(config)
+        self._notice = "; ".join(problems)
+        self._sync(force=True)
+
+    # ----- playing -----------------------------------------------------------------------
+
+    def _play_frame(self) -> bool:
+        """One frame: ``epochs_per_frame`` epochs, then a (throttled) redraw."""
+        with self._lock:
+            try:
+                reason = self.trainer.train(self.trainer.config.epochs_per_frame)
+            except Exception as error:
+                reason = f"training failed: {error}"
+            now = time.perf_counter()
+            self._speed = [*self._speed[-50:], (now, self.trainer.epoch)]
+        if reason:
+            if reason != self.trainer.message:
+                self._notice = reason  # a stop condition, shown beside the epoch
+            return False
+        self._sync()
+        return True
+
+    def _after_play(self) -> None:
+        self._sync(force=True)
+
+    def _epochs_per_second(self) -> float | None:
+        recent = [item for item in self._speed if item[0] > self._speed[-1][0] - 2] if self._speed else []
+        if len(recent) < 2 or recent[-1][0] == recent[0][0]:
+            return None
+        return (recent[-1][1] - recent[0][1]) / (recent[-1][0] - recent[0][0])
+
+    # ----- sending to the page -----------------------------------------------------------
+
+    def _status(self) -> dict[str, Any]:
+        trainer = self.trainer
+        current = getattr(trainer, "current", None)
+        history = trainer.history
+        stride = max(1, len(history) // 300)  # the loss curve: at most ~300 points
+        curve = [[h.epoch, _finite(h.train_loss), _finite(h.test_loss)] for h in history[::stride]]
+        if history and (not curve or curve[-1][0] != history[-1].epoch):
+            curve.append([history[-1].epoch, _finite(history[-1].train_loss), _finite(history[-1].test_loss)])
+        batches = max(1, len(getattr(trainer, "batches", [])))
+        return {
+            "epoch": trainer.epoch,
+            "running": self._player.running,
+            "message": self.message,
+            "problems": trainer.problems,
+            "train_loss": _finite(current.train_loss) if current else None,
+            "test_loss": _finite(current.test_loss) if current else None,
+            "train_accuracy": current.train_accuracy if current else None,
+            "test_accuracy": current.test_accuracy if current else None,
+            "curve": curve,
+            "epoch_ms": trainer.step_seconds * 1000,
+            "batch_ms": trainer.step_seconds * 1000 / batches,
+            "epochs_per_second": self._epochs_per_second() if self._player.running else None,
+            "backend": trainer.config.backend,
+            "problem": trainer.data.problem if trainer.data is not None else trainer.config.problem,
+            "num_classes": trainer.data.num_classes if trainer.data is not None else 2,
+            "snapshots": trainer.snapshots.epochs,
+            "config_string": self.config_string,
+        }
+
+    def _sync(self, force: bool = False, with_points: bool = False) -> None:
+        """Send the current state to the page (at most every ``_sync_interval`` unless
+        ``force``). Heatmaps are computed here, only for frames actually sent."""
+        now = time.perf_counter()
+        if not force and now - self._last_sync < self._sync_interval:
+            return
+        with self._lock:
+            trainer = self.trainer
+            try:
+                drawable = trainer.model is not None and trainer.built is not None
+                keys, planes = self._renderer.frame(trainer) if drawable else ([], b"")
+                view = {**network_view(trainer), "planes": keys} if drawable else {}
+            except Exception as error:
+                keys, planes, view = [], b"", {}
+                self._notice = f"could not draw the network: {error}"
+            with self.hold_sync():
+                if settings.to_dict(trainer.config) != self.config:
+                    self.config = settings.to_dict(trainer.config)
+                if drawable:
+                    self.frame = planes
+                    self.net = view
+                if with_points and trainer.data is not None:
+                    self.points = points_view(trainer.data)
+                self.status = self._status()
+                self.error = self.message
+        self._last_sync = time.perf_counter()
+        self._sync_interval = max(1 / MAX_SYNCS_PER_SECOND, len(planes) / BYTES_PER_SECOND)
+
+
+def _setting_property(name: str) -> property:
+    def get(self: Playground) -> Any:
+        return getattr(self.trainer.config, name)
+
+    def put(self: Playground, value: Any) -> None:
+        self.set(**{name: value})
+
+    return property(get, put, doc=f"The ``{name}`` setting; setting it redraws the widget.")
+
+
+# pg.learning_rate, pg.hidden, ...: one property per setting (``dataset`` is above).
+for _name in SETTING_NAMES:
+    if _name != "dataset":
+        setattr(Playground, _name, _setting_property(_name))

@@ -1,0 +1,763 @@
+// The Playground explorer: the page side of minitorch.widgets.Playground.
+//
+// This file only *draws* and *asks*. The network is trained in the Python kernel
+// (minitorch/widgets/playground/); Python sends what to draw in traits:
+//   config  - every setting (two-way: the controls here write it back)
+//   status  - epoch, losses, accuracy, the loss curve, speed, a message
+//   net     - weights, biases, gradients, dead ReLUs, and the order of the heatmaps
+//   frame   - all 100x100 heatmaps as bytes (0 = -1 = orange, 255 = +1 = blue)
+//   points  - the data points [x1, x2, label, isTrain]
+//   code    - the exported script
+// Buttons send messages {action: ...} that Python answers by updating those traits.
+//
+// Plain ES module, no build step and no libraries: read it top to bottom.
+// Sections: colours - small DOM helpers - the layout - drawing - wiring to the model.
+
+const GRID = 100; // heatmaps are GRID x GRID
+const DOMAIN = 6; // points live in [-6, 6]^2
+const NODE = 30; // neuron box size in pixels
+const ROW = 42; // vertical distance between neurons
+const FEATURES = [
+  ["x1", "X\u2081", (a, b) => a],
+  ["x2", "X\u2082", (a, b) => b],
+  ["x1^2", "X\u2081\u00b2", (a, b) => a * a],
+  ["x2^2", "X\u2082\u00b2", (a, b) => b * b],
+  ["x1x2", "X\u2081X\u2082", (a, b) => a * b],
+  ["sin_x1", "sin(X\u2081)", (a, b) => Math.sin(a)],
+  ["sin_x2", "sin(X\u2082)", (a, b) => Math.sin(b)],
+];
+const DATASET_NAMES = {
+  circle: "circle", xor: "exclusive or", gauss: "gaussian", spiral: "spiral",
+  blobs: "3 blobs (3 classes)", spiral3: "3-arm spiral (3 classes)",
+  reg_plane: "plane (regression)", reg_gauss: "multi gaussian (regression)",
+};
+const SPEEDS = [1, 2, 5, 10, 20, 50];
+
+// ----- colours ------------------------------------------------------------------------
+// A value v in [-1, 1] is drawn orange (-1) .. light grey (0) .. blue (+1), in 30 shades
+// like TensorFlow Playground. Classes beyond two use the palette.
+
+const ORANGE = [245, 147, 34];
+const MIDDLE = [232, 234, 235];
+const BLUE = [8, 119, 189];
+const PALETTE = [ORANGE, BLUE, [57, 168, 69], [142, 68, 173], [214, 39, 40], [140, 86, 75],
+  [227, 119, 194], [127, 127, 127], [188, 189, 34], [23, 190, 207]];
+const SHADES = 30;
+
+function mix(a, b, t) {
+  return [0, 1, 2].map((i) => Math.round(a[i] + (b[i] - a[i]) * t));
+}
+
+function valueColour(v) {
+  // v in [-1, 1] -> [r, g, b], quantized to SHADES steps
+  const clamped = Math.max(-1, Math.min(1, v));
+  const step = Math.round(((clamped + 1) / 2) * (SHADES - 1)) / (SHADES - 1) * 2 - 1;
+  return step < 0 ? mix(MIDDLE, ORANGE, -step) : mix(MIDDLE, BLUE, step);
+}
+
+// byte (0..255) -> colour, computed once
+const BYTE_COLOURS = Array.from({ length: 256 }, (_, b) => valueColour(b / 127.5 - 1));
+const css = (rgb) => `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
+
+function labelColour(label, numClasses) {
+  if (numClasses === 0) return valueColour(label); // regression: the value's colour
+  if (numClasses === 2) return label > 0 ? BLUE : ORANGE;
+  return PALETTE[label % PALETTE.length];
+}
+
+// ----- small DOM helpers ----------------------------------------------------------------
+
+function h(tag, attributes = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of [].concat(children)) if (child) node.append(child);
+  return node;
+}
+
+function svg(tag, attributes = {}) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  return node;
+}
+
+function field(label, control, name) {
+  return h("div", { class: "mt-pg-field", "data-control": name }, [h("label", { text: label }), control]);
+}
+
+function select(options, onchange, format = String) {
+  const node = h("select", { onchange: () => onchange(node.value) });
+  for (const option of options) node.append(h("option", { value: String(option), text: format(option) }));
+  return node;
+}
+
+function setIfIdle(control, value) {
+  // Update a control from Python unless the user is typing in it.
+  if (document.activeElement !== control && control.value !== String(value)) control.value = String(value);
+}
+
+function formatNumber(value, digits = 3) {
+  return value === null || value === undefined ? "\u2014" : Number(value).toFixed(digits);
+}
+
+// ----- drawing heatmaps ---------------------------------------------------------------
+
+function paintPlane(canvas, bytes, offset, { discretize = false, classes = null } = {}) {
+  // Paint one GRID x GRID heatmap. With `classes` (a second plane of class numbers),
+  // `bytes` is the winning probability and the colour is that class's.
+  const context = canvas.getContext("2d");
+  const image = context.createImageData(GRID, GRID);
+  for (let i = 0; i < GRID * GRID; i++) {
+    const b = bytes.getUint8(offset + i);
+    let rgb;
+    if (classes) {
+      const colour = PALETTE[classes.bytes.getUint8(classes.offset + i) % PALETTE.length];
+      rgb = discretize ? colour : mix([255, 255, 255], colour, 0.15 + 0.85 * (b / 255));
+    } else {
+      rgb = BYTE_COLOURS[discretize ? (b < 128 ? 0 : 255) : b];
+    }
+    image.data.set([rgb[0], rgb[1], rgb[2], 255], i * 4);
+  }
+  context.putImageData(image, 0, 0);
+}
+
+function paintFeature(canvas, feature) {
+  // Input features never change: draw them here, scaled to [-1, 1].
+  const values = new Float64Array(GRID * GRID);
+  let largest = 1e-6;
+  for (let row = 0; row < GRID; row++) {
+    for (let column = 0; column < GRID; column++) {
+      const x1 = -DOMAIN + (2 * DOMAIN * column) / (GRID - 1);
+      const x2 = DOMAIN - (2 * DOMAIN * row) / (GRID - 1);
+      const v = feature(x1, x2);
+      values[row * GRID + column] = v;
+      largest = Math.max(largest, Math.abs(v));
+    }
+  }
+  const bytes = new Uint8Array(GRID * GRID);
+  values.forEach((v, i) => (bytes[i] = Math.round((v / largest + 1) * 127.5)));
+  paintPlane(canvas, new DataView(bytes.buffer), 0);
+}
+
+function drawPoints(canvas, points, showTest) {
+  const context = canvas.getContext("2d");
+  const size = canvas.width;
+  context.clearRect(0, 0, size, size);
+  if (!points || !points.rows) return;
+  for (const [x1, x2, label, isTrain] of points.rows) {
+    if (!isTrain && !showTest) continue;
+    const x = ((x1 + DOMAIN) / (2 * DOMAIN)) * size;
+    const y = ((DOMAIN - x2) / (2 * DOMAIN)) * size;
+    context.beginPath();
+    context.arc(x, y, 3.2, 0, 2 * Math.PI);
+    context.fillStyle = css(labelColour(label, points.num_classes));
+    context.fill();
+    context.lineWidth = 1;
+    context.strokeStyle = isTrain ? "#fff" : "#000";
+    context.stroke();
+  }
+}
+
+function drawThumbnail(canvas, rows, numClasses) {
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#fafafa";
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  for (const [x1, x2, label] of rows) {
+    context.fillStyle = css(labelColour(label, numClasses));
+    const x = ((x1 + DOMAIN) / (2 * DOMAIN)) * canvas.width;
+    const y = ((DOMAIN - x2) / (2 * DOMAIN)) * canvas.height;
+    context.fillRect(x - 1, y - 1, 2.5, 2.5);
+  }
+}
+
+function drawCurve(canvas, curve) {
+  // The loss chart: test loss dark, training loss grey, like Playground.
+  const context = canvas.getContext("2d");
+  const { width, height } = canvas;
+  context.clearRect(0, 0, width, height);
+  if (!curve || curve.length < 2) return;
+  const values = curve.flatMap((row) => [row[1], row[2]]).filter((v) => v !== null);
+  const top = Math.max(...values, 1e-9);
+  const first = curve[0][0];
+  const last = curve[curve.length - 1][0];
+  for (const [column, colour] of [[1, "#aaa"], [2, "#222"]]) {
+    context.beginPath();
+    context.strokeStyle = colour;
+    let started = false;
+    for (const row of curve) {
+      if (row[column] === null) continue;
+      const x = ((row[0] - first) / Math.max(1, last - first)) * (width - 2) + 1;
+      const y = height - 2 - (row[column] / top) * (height - 4);
+      if (started) context.lineTo(x, y);
+      else context.moveTo(x, y);
+      started = true;
+    }
+    context.stroke();
+  }
+}
+
+// ----- the explorer -------------------------------------------------------------------
+
+function render({ model, el }) {
+  const state = { hover: null, gradients: false, adding: false, addLabel: 1, netKey: "" };
+  const send = (message) => model.send(message);
+  const config = () => model.get("config");
+  const setConfig = (changes) => {
+    model.set("config", { ...config(), ...changes });
+    model.save_changes();
+  };
+  const choices = model.get("choices");
+  const root = h("div", { class: "mt-pg" });
+  el.append(root);
+
+  // ----- top bar ------------------------------------------------------------------
+  const playButton = h("button", { class: "mt-pg-round mt-pg-play", title: "play / pause",
+    onclick: () => send({ action: model.get("status").running ? "pause" : "play" }) });
+  const resetButton = h("button", { class: "mt-pg-round mt-pg-reset", title: "reset the network",
+    text: "\u21ba", onclick: () => send({ action: "reset" }) });
+  const stepButton = h("button", { class: "mt-pg-round mt-pg-step", title: "train one epoch",
+    text: "\u23ed", onclick: () => send({ action: "step" }) });
+  const epochNumber = h("span", { class: "mt-pg-epoch-number mt-pg-epoch", text: "000,000" });
+  const learningRate = select(choices.learning_rates, (v) => setConfig({ learning_rate: Number(v) }));
+  const activation = select(choices.activations, (v) => setConfig({ activation: v }),
+    (v) => ({ relu: "ReLU", tanh: "Tanh", sigmoid: "Sigmoid", linear: "Linear" })[v]);
+  const regularization = select(choices.regularizations, (v) => setConfig({ regularization: v }),
+    (v) => ({ none: "None", l1: "L1", l2: "L2" })[v]);
+  const regularizationRate = select(choices.regularization_rates,
+    (v) => setConfig({ regularization_rate: Number(v) }));
+  const problem = select(["classification", "regression"], (v) => {
+    if (v === "regression") setConfig({ dataset: "reg_plane", loss: "mse" });
+    else setConfig({ dataset: "circle" });
+  }, (v) => v[0].toUpperCase() + v.slice(1));
+  const loss = select(choices.losses, (v) => setConfig({ loss: v }),
+    (v) => ({ mse: "Squared error", cross_entropy: "Cross-entropy" })[v]);
+  const optimizer = select(choices.optimizers, (v) => setConfig({ optimizer: v }),
+    (v) => ({ sgd: "SGD", momentum: "SGD + momentum", adam: "Adam" })[v]);
+  const backend = select(choices.backends, (v) => setConfig({ backend: v }));
+  const speed = select(SPEEDS, (v) => setConfig({ epochs_per_frame: Number(v) }), (v) => `${v} / frame`);
+  const maxEpochs = h("input", { type: "number", min: "0", step: "100", class: "mt-pg-max-epochs",
+    onchange: () => setConfig({ max_epochs: Math.max(0, Math.round(Number(maxEpochs.value) || 0)) }) });
+  const targetLoss = h("input", { type: "number", min: "0", step: "0.01", class: "mt-pg-target-loss",
+    onchange: () => setConfig({ target_loss: Math.max(0, Number(targetLoss.value) || 0) }) });
+  const stepTime = h("span", { class: "mt-pg-small mt-pg-step-time" });
+
+  root.append(h("div", { class: "mt-pg-top" }, [
+    h("div", { class: "mt-pg-buttons" }, [resetButton, playButton, stepButton]),
+    field("Epoch", epochNumber),
+    field("Learning rate", learningRate, "learning_rate"),
+    field("Activation", activation, "activation"),
+    field("Regularization", regularization, "regularization"),
+    field("Regularization rate", regularizationRate, "regularization_rate"),
+    field("Problem type", problem, "problem"),
+    field("Loss", loss, "loss"),
+    field("Optimizer", optimizer, "optimizer"),
+    field("Backend", h("span", {}, [backend, " ", stepTime]), "backend"),
+    field("Speed", speed, "speed"),
+    field("Stop at epoch (0: never)", maxEpochs, "stop"),
+    field("Stop at test loss", targetLoss, "stop"),
+  ]));
+  const message = h("div", { class: "mt-pg-message" });
+  root.append(message);
+
+  // ----- data column --------------------------------------------------------------
+  const datasets = h("div", { class: "mt-pg-datasets", "data-control": "dataset" });
+  const thumbnails = {};
+  for (const name of choices.datasets) {
+    const canvas = h("canvas", { width: 44, height: 44, class: "mt-pg-dataset", "data-dataset": name,
+      title: DATASET_NAMES[name] || name });
+    canvas.addEventListener("click", () => {
+      const multi = name === "blobs" || name === "spiral3";
+      const regression = name.startsWith("reg_");
+      const changes = { dataset: name };
+      if (multi) changes.loss = "cross_entropy";
+      if (regression) changes.loss = "mse";
+      setConfig(changes);
+    });
+    const rows = choices.previews[name];
+    const classes = name.startsWith("reg_") ? 0 : (name === "blobs" || name === "spiral3") ? 3 : 2;
+    drawThumbnail(canvas, rows, classes);
+    thumbnails[name] = canvas;
+    datasets.append(canvas);
+  }
+  const slider = (label, name, min, max, step, transform = Number) => {
+    const value = h("span", { class: "mt-pg-value" });
+    const input = h("input", { type: "range", min, max, step, class: `mt-pg-${name}`,
+      onchange: () => setConfig({ [name]: transform(input.value) }),
+      oninput: () => (value.textContent = input.value) });
+    const box = h("div", { class: "mt-pg-slider", "data-control": name },
+      [h("div", {}, [label, " ", value]), input]);
+    return { box, input, value };
+  };
+  const ratio = slider("Ratio of training to test data (%):", "train_ratio", 10, 90, 10);
+  const noise = slider("Noise:", "noise", 0, 50, 5);
+  const batch = slider("Batch size:", "batch_size", 1, 30, 1);
+  const regenerate = h("button", { class: "mt-pg-regenerate", "data-control": "regenerate",
+    text: "Regenerate", onclick: () => send({ action: "regenerate" }) });
+  const addToggle = h("input", { type: "checkbox", class: "mt-pg-add-toggle",
+    onchange: () => { state.adding = addToggle.checked; heatmapBox.classList.toggle("mt-pg-adding", state.adding); } });
+  const addLabel = h("select", { class: "mt-pg-add-label",
+    onchange: () => (state.addLabel = Number(addLabel.value)) });
+  const addValueHint = h("span", { class: "mt-pg-small" });
+  const networkColumn = h("div", { class: "mt-pg-column mt-pg-network" });
+  const outputColumn = h("div", { class: "mt-pg-column mt-pg-output" });
+  root.append(h("div", { class: "mt-pg-main" }, [
+    h("div", { class: "mt-pg-column mt-pg-data" }, [
+      h("h3", { text: "Data" }), h("div", { class: "mt-pg-small", text: "Which dataset?" }), datasets,
+      ratio.box, noise.box, batch.box, regenerate,
+      h("div", { class: "mt-pg-small mt-pg-seed" }),
+      h("div", { class: "mt-pg-slider", "data-control": "add_points" }, [
+        h("label", {}, [addToggle, " click the output to add points of "]), addLabel, addValueHint]),
+    ]),
+    networkColumn,
+    outputColumn,
+  ]));
+  const seedText = root.querySelector(".mt-pg-seed");
+
+  // ----- network column -------------------------------------------------------------
+  const layerCount = h("span", { class: "mt-pg-layer-count" });
+  const addLayer = h("button", { text: "+", class: "mt-pg-add-layer", onclick: () => {
+    const hidden = [...config().hidden];
+    if (hidden.length < choices.max_layers) setConfig({ hidden: [...hidden, 2] });
+  } });
+  const removeLayer = h("button", { text: "\u2212", class: "mt-pg-remove-layer", onclick: () => {
+    const hidden = [...config().hidden];
+    if (hidden.length > 0) setConfig({ hidden: hidden.slice(0, -1) });
+  } });
+  const gradientToggle = h("input", { type: "checkbox", class: "mt-pg-gradient-toggle",
+    onchange: () => { state.gradients = gradientToggle.checked; drawNetwork(); } });
+  const deadText = h("span", { class: "mt-pg-small mt-pg-dead-count" });
+  const layerBoxes = h("div", { class: "mt-pg-layer-controls", "data-control": "layers" });
+  const canvasArea = h("div", { class: "mt-pg-canvas-area" });
+  const card = h("div", { class: "mt-pg-card", hidden: "" });
+  networkColumn.append(
+    h("div", { class: "mt-pg-layer-header" }, [
+      h("span", { class: "mt-pg-plus-minus", "data-control": "layers" }, [addLayer, removeLayer]),
+      layerCount,
+      h("label", { "data-control": "gradients" }, [gradientToggle, " show gradients"]), deadText,
+    ]),
+    layerBoxes, canvasArea, card,
+  );
+
+  // ----- output column ---------------------------------------------------------------
+  const metric = (label, name) => {
+    const value = h("span", { class: `mt-pg-value mt-pg-${name}`, text: "\u2014" });
+    return [h("span", { text: label }), value];
+  };
+  const [testLossLabel, testLoss] = metric("Test loss", "test-loss");
+  const [trainLossLabel, trainLoss] = metric("Training loss", "train-loss");
+  const [testAccuracyLabel, testAccuracy] = metric("Test accuracy", "test-accuracy");
+  const [trainAccuracyLabel, trainAccuracy] = metric("Training accuracy", "train-accuracy");
+  const [speedLabel, speedValue] = metric("Epochs per second", "speed");
+  const chart = h("canvas", { class: "mt-pg-chart", width: 300, height: 60 });
+  const heatmap = h("canvas", { class: "mt-pg-heatmap", width: GRID, height: GRID });
+  const pointsCanvas = h("canvas", { class: "mt-pg-points", width: 300, height: 300 });
+  const heatmapTitle = h("div", { class: "mt-pg-heatmap-title" });
+  const heatmapBox = h("div", { class: "mt-pg-heatmap-box" }, [heatmap, pointsCanvas, heatmapTitle]);
+  const showTest = h("input", { type: "checkbox", class: "mt-pg-show-test",
+    onchange: () => setConfig({ show_test: showTest.checked }) });
+  const discretize = h("input", { type: "checkbox", class: "mt-pg-discretize",
+    onchange: () => setConfig({ discretize: discretize.checked }) });
+  const snapshot = h("input", { type: "range", min: "0", max: "0", value: "0", class: "mt-pg-snapshot",
+    onchange: () => send({ action: "restore", index: Number(snapshot.value) }) });
+  const snapshotText = h("span", { class: "mt-pg-small" });
+  outputColumn.append(
+    h("h3", { text: "Output" }),
+    h("div", { class: "mt-pg-metrics" }, [testLossLabel, testLoss, trainLossLabel, trainLoss,
+      testAccuracyLabel, testAccuracy, trainAccuracyLabel, trainAccuracy, speedLabel, speedValue]),
+    chart, heatmapBox,
+    h("div", { class: "mt-pg-legend" }, [h("span", { text: "\u22121" }), h("span", { class: "mt-pg-legend-bar" }),
+      h("span", { text: "+1" })]),
+    h("div", { class: "mt-pg-row" }, [
+      h("label", { "data-control": "show_test" }, [showTest, " Show test data"]),
+      h("label", { "data-control": "discretize" }, [discretize, " Discretize output"]),
+    ]),
+    h("div", { class: "mt-pg-row", "data-control": "snapshots" }, [h("span", { text: "Snapshots" }), snapshot, snapshotText]),
+  );
+  pointsCanvas.addEventListener("click", (event) => {
+    if (!state.adding) return;
+    const box = pointsCanvas.getBoundingClientRect();
+    const x1 = ((event.clientX - box.left) / box.width) * 2 * DOMAIN - DOMAIN;
+    const x2 = DOMAIN - ((event.clientY - box.top) / box.height) * 2 * DOMAIN;
+    send({ action: "add_point", x1, x2, label: state.addLabel });
+  });
+
+  // ----- bottom: export, share, classroom ---------------------------------------------
+  const exportButton = h("button", { class: "mt-pg-export", text: "Export as code",
+    onclick: () => send({ action: "export" }) });
+  const code = h("pre", { class: "mt-pg-code" });
+  const copyCode = h("button", { text: "Copy code", onclick: () => navigator.clipboard?.writeText(code.textContent) });
+  const shareInput = h("input", { type: "text", class: "mt-pg-share-input", spellcheck: "false" });
+  const loadButton = h("button", { text: "Load", class: "mt-pg-load",
+    onclick: () => send({ action: "load_string", text: shareInput.value }) });
+  const copyShare = h("button", { text: "Copy", onclick: () => navigator.clipboard?.writeText(shareInput.value) });
+  const classroom = h("div", { class: "mt-pg-classroom" });
+  for (const name of choices.controls) {
+    const box = h("input", { type: "checkbox", "data-hide": name, onchange: () => {
+      const hidden = new Set(config().hidden_controls);
+      if (box.checked) hidden.add(name);
+      else hidden.delete(name);
+      setConfig({ hidden_controls: [...hidden] });
+    } });
+    classroom.append(h("label", {}, [box, ` ${name.replace(/_/g, " ")}`]));
+  }
+  root.append(h("div", { class: "mt-pg-bottom" }, [
+    h("div", { class: "mt-pg-row", "data-control": "export" }, [exportButton, copyCode]),
+    code,
+    h("div", { class: "mt-pg-row mt-pg-share", "data-control": "share" },
+      [h("span", { text: "Share these settings:" }), shareInput, copyShare, loadButton]),
+    h("details", {}, [h("summary", { text: "Classroom mode: hide controls" }), classroom]),
+  ]));
+
+  // ----- the network drawing ----------------------------------------------------------
+  // Geometry: column k (0 = inputs) at x = 80 + k * step; neuron i at y = i * ROW.
+
+  let nodes = {}; // key "layer:neuron" -> {canvas, element}; inputs are "in:name"
+  let links = []; // {path, hit, layer, neuron, source}
+  let biases = []; // {element, layer, neuron}
+
+  function columnX(layer, layers) {
+    const width = Math.max(420, networkColumn.clientWidth || 560);
+    return 80 + layer * Math.min(130, (width - 130) / Math.max(1, layers));
+  }
+
+  function nodeCentre(layer, index, layers) {
+    return [columnX(layer, layers), index * ROW];
+  }
+
+  function buildNetwork(net) {
+    // Rebuild the DOM of the network when its shape changes.
+    canvasArea.replaceChildren();
+    layerBoxes.replaceChildren();
+    nodes = {};
+    links = [];
+    biases = [];
+    const sizes = net.sizes;
+    const layers = sizes.length - 1;
+    const tallest = Math.max(FEATURES.length, ...sizes);
+    const height = tallest * ROW + 24;
+    canvasArea.style.height = `${height}px`;
+    const linkLayer = svg("svg", { class: "mt-pg-links", width: columnX(layers, layers) + NODE + 10, height });
+    canvasArea.append(linkLayer);
+    // links: layer k connects column k (sources) to column k + 1
+    for (let layer = 0; layer < layers; layer++) {
+      for (let neuron = 0; neuron < sizes[layer + 1]; neuron++) {
+        for (let source = 0; source < sizes[layer]; source++) {
+          const sourceRow = layer === 0 ? FEATURES.findIndex((f) => f[0] === net.features[source]) : source;
+          const [x1, y1] = nodeCentre(layer, sourceRow, layers);
+          const [x2, y2] = nodeCentre(layer + 1, neuron, layers);
+          const middle = (x1 + NODE + x2) / 2;
+          const d = `M${x1 + NODE},${y1 + NODE / 2} C${middle},${y1 + NODE / 2} ${middle},${y2 + NODE / 2} ${x2},${y2 + NODE / 2}`;
+          const path = svg("path", { d, class: "mt-pg-link", "data-layer": layer, "data-neuron": neuron, "data-source": source });
+          const hit = svg("path", { d, class: "mt-pg-link-hit", "data-layer": layer, "data-neuron": neuron, "data-source": source });
+          const link = { path, hit, layer, neuron, source };
+          hit.addEventListener("mouseenter", (event) => showCard(event, link, "weight"));
+          hit.addEventListener("click", (event) => editCard(event, link, "weight"));
+          linkLayer.append(path, hit);
+          links.push(link);
+        }
+      }
+    }
+    // inputs: all seven features; the ones switched off are faded and can be clicked on
+    FEATURES.forEach(([name, label, feature], row) => {
+      const [x, y] = nodeCentre(0, row, layers);
+      const canvas = h("canvas", { width: GRID, height: GRID });
+      paintFeature(canvas, feature);
+      const on = net.features.includes(name);
+      const element = h("div", { class: `mt-pg-node mt-pg-input${on ? "" : " mt-pg-off"}`, "data-feature": name,
+        style: `left:${x}px;top:${y}px`, title: `${label}: click to switch it ${on ? "off" : "on"}` }, [canvas]);
+      element.addEventListener("click", () => {
+        if (config().hidden_controls.includes("features")) return;
+        const features = config().features.includes(name)
+          ? config().features.filter((f) => f !== name)
+          : FEATURES.map((f) => f[0]).filter((f) => f === name || config().features.includes(f));
+        setConfig({ features });
+      });
+      hover(element, { kind: "input", name, label, feature });
+      canvasArea.append(h("div", { class: "mt-pg-feature-label", style: `left:${x}px;top:${y}px`, text: label,
+        "data-control": on ? "" : "features" }), element);
+      if (!on) element.setAttribute("data-control", "features");
+      nodes[`in:${name}`] = { canvas, element };
+    });
+    // neurons (hidden layers, then the output layer), each with its bias square
+    for (let layer = 1; layer <= layers; layer++) {
+      for (let neuron = 0; neuron < sizes[layer]; neuron++) {
+        const [x, y] = nodeCentre(layer, neuron, layers);
+        const canvas = h("canvas", { width: GRID, height: GRID });
+        const element = h("div", { class: "mt-pg-node", "data-node": `${layer}:${neuron}`,
+          style: `left:${x}px;top:${y}px` }, [canvas]);
+        hover(element, { kind: "node", layer, neuron });
+        const bias = h("div", { class: "mt-pg-bias", "data-layer": layer, "data-neuron": neuron,
+          style: `left:${x - 9}px;top:${y + NODE - 6}px` });
+        const biasLink = { element: bias, layer, neuron };
+        bias.addEventListener("mouseenter", (event) => showCard(event, biasLink, "bias"));
+        bias.addEventListener("click", (event) => editCard(event, biasLink, "bias"));
+        canvasArea.append(element, bias);
+        nodes[`${layer}:${neuron}`] = { canvas, element };
+        biases.push(biasLink);
+      }
+      if (layer < layers) { // +/- neurons for hidden layers
+        const index = layer - 1;
+        const change = (delta) => {
+          const hidden = [...config().hidden];
+          hidden[index] = Math.max(1, Math.min(choices.max_neurons, hidden[index] + delta));
+          setConfig({ hidden });
+        };
+        layerBoxes.append(h("div", { class: "mt-pg-layer-box", style: `left:${columnX(layer, layers)}px` }, [
+          h("span", { class: "mt-pg-plus-minus" }, [
+            h("button", { text: "+", class: "mt-pg-add-neuron", "data-layer": layer, onclick: () => change(1) }),
+            h("button", { text: "\u2212", class: "mt-pg-remove-neuron", "data-layer": layer, onclick: () => change(-1) }),
+          ]),
+          h("div", { text: `${sizes[layer]} neuron${sizes[layer] === 1 ? "" : "s"}` }),
+        ]));
+      } else {
+        layerBoxes.append(h("div", { class: "mt-pg-layer-box", style: `left:${columnX(layer, layers)}px`,
+          text: sizes[layer] === 1 ? "output" : `output (${sizes[layer]} classes)` }));
+      }
+      canvasArea.append(h("div", { class: "mt-pg-grad-norm", "data-layer": layer,
+        style: `left:${columnX(layer, layers)}px;top:${height - 14}px` }));
+    }
+    applyHiddenControls();
+  }
+
+  function drawNetwork() {
+    // Update links, biases and dead-neuron marks from the latest weights.
+    const net = model.get("net");
+    if (!net || !net.weights) return;
+    const useGradients = state.gradients && net.weight_grads.every((g) => g !== null);
+    const largestGradient = net.weight_grads.map((layer) =>
+      layer ? Math.max(1e-12, ...layer.flat().map(Math.abs)) : 1);
+    for (const link of links) {
+      const weight = net.weights[link.layer][link.neuron][link.source];
+      let value = weight;
+      let width = 1 + Math.min(Math.abs(weight), 5) * 1.6; // width grows with |w|, clamped at 5
+      if (useGradients) {
+        const grad = net.weight_grads[link.layer][link.neuron][link.source];
+        value = -grad / largestGradient[link.layer]; // the direction SGD moves the weight
+        width = 1 + Math.abs(value) * 6;
+      }
+      link.path.setAttribute("stroke", css(valueColour(Math.max(-1, Math.min(1, value)))));
+      link.path.setAttribute("stroke-width", width.toFixed(2));
+    }
+    for (const bias of biases) {
+      const value = net.biases[bias.layer - 1][bias.neuron];
+      bias.element.style.background = css(valueColour(value));
+    }
+    net.sizes.slice(1, -1).forEach((size, index) => {
+      for (let neuron = 0; neuron < size; neuron++) {
+        const dead = net.dead.length > 0 && net.dead[index][neuron];
+        nodes[`${index + 1}:${neuron}`]?.element.classList.toggle("mt-pg-dead", dead);
+      }
+    });
+    for (const element of canvasArea.querySelectorAll(".mt-pg-grad-norm")) {
+      const norm = net.grad_norms[Number(element.dataset.layer) - 1];
+      element.textContent = state.gradients && norm !== null ? `\u2016\u2207W\u2016 ${norm.toExponential(2)}` : "";
+    }
+    deadText.textContent = config().activation === "relu" ? `dead ReLUs: ${net.dead_count}` : "";
+  }
+
+  // ----- hover cards: show a value, click to edit it ---------------------------------
+
+  function valueOf(link, kind) {
+    const net = model.get("net");
+    if (kind === "bias") return [net.biases[link.layer - 1][link.neuron], net.bias_grads[link.layer - 1]?.[link.neuron]];
+    return [net.weights[link.layer][link.neuron][link.source], net.weight_grads[link.layer]?.[link.neuron][link.source]];
+  }
+
+  function placeCard(event) {
+    const box = networkColumn.getBoundingClientRect();
+    card.style.left = `${event.clientX - box.left + 12}px`;
+    card.style.top = `${event.clientY - box.top + 8}px`;
+    card.hidden = false;
+  }
+
+  function showCard(event, link, kind) {
+    if (card.dataset.editing) return;
+    const [value, grad] = valueOf(link, kind);
+    card.replaceChildren(`${kind === "bias" ? "Bias" : "Weight"} is ${formatNumber(value)}`,
+      grad !== undefined && grad !== null ? ` (gradient ${formatNumber(grad, 4)})` : "", " \u2014 click to edit");
+    card.className = "mt-pg-card mt-pg-hover-card";
+    placeCard(event);
+    event.target.addEventListener("mouseleave", () => { if (!card.dataset.editing) card.hidden = true; }, { once: true });
+  }
+
+  function editCard(event, link, kind) {
+    const [value] = valueOf(link, kind);
+    const input = h("input", { type: "number", step: "0.1", value: formatNumber(value), class: "mt-pg-edit-input" });
+    const finish = (apply) => {
+      delete card.dataset.editing;
+      card.hidden = true;
+      if (!apply) return;
+      const number = Number(input.value);
+      if (kind === "bias") send({ action: "set_bias", layer: link.layer, neuron: link.neuron, value: number });
+      else send({ action: "set_weight", layer: link.layer, neuron: link.neuron, source: link.source, value: number });
+    };
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") finish(true);
+      if (e.key === "Escape") finish(false);
+    });
+    card.dataset.editing = "1";
+    card.className = "mt-pg-card mt-pg-edit-card";
+    card.replaceChildren(`${kind === "bias" ? "Bias" : "Weight"}: `, input,
+      h("button", { text: "set", onclick: () => finish(true) }));
+    placeCard(event);
+    input.focus();
+    input.select();
+  }
+
+  function hover(element, target) {
+    // Hovering a neuron shows its heatmap large in the output.
+    element.addEventListener("mouseenter", () => { state.hover = target; drawHeatmap(); });
+    element.addEventListener("mouseleave", () => { state.hover = null; drawHeatmap(); });
+  }
+
+  // ----- painting the heatmaps ------------------------------------------------------------
+
+  function planeOffset(key) {
+    const index = (model.get("net").planes || []).indexOf(key);
+    return index < 0 ? null : index * GRID * GRID;
+  }
+
+  function drawHeatmap() {
+    const frame = model.get("frame");
+    const { discretize: crisp } = config();
+    if (state.hover && state.hover.kind === "input") {
+      paintFeature(heatmap, state.hover.feature);
+      heatmapTitle.textContent = `input ${state.hover.label}`;
+      return;
+    }
+    if (!frame || frame.byteLength === 0) return;
+    if (state.hover) {
+      const offset = planeOffset(`node:${state.hover.layer}:${state.hover.neuron}`);
+      if (offset !== null) paintPlane(heatmap, frame, offset, { discretize: crisp });
+      heatmapTitle.textContent = `neuron ${state.hover.neuron + 1} of layer ${state.hover.layer}`;
+      return;
+    }
+    const boundary = planeOffset("boundary");
+    const classes = planeOffset("boundary_class");
+    if (boundary === null) return;
+    paintPlane(heatmap, frame, boundary,
+      { discretize: crisp, classes: classes === null ? null : { bytes: frame, offset: classes } });
+    heatmapTitle.textContent = "";
+  }
+
+  function drawFrame() {
+    const frame = model.get("frame");
+    const net = model.get("net");
+    if (!frame || !net.planes) return;
+    net.planes.forEach((key, index) => {
+      if (!key.startsWith("node:")) return;
+      const node = nodes[key.slice(5)];
+      if (node) paintPlane(node.canvas, frame, index * GRID * GRID);
+    });
+    drawHeatmap();
+  }
+
+  // ----- reacting to Python ------------------------------------------------------------
+
+  function applyHiddenControls() {
+    const hidden = new Set(config().hidden_controls || []);
+    for (const element of root.querySelectorAll("[data-control]")) {
+      element.classList.toggle("mt-pg-hidden-control", hidden.has(element.dataset.control));
+    }
+    for (const box of classroom.querySelectorAll("input[data-hide]")) box.checked = hidden.has(box.dataset.hide);
+  }
+
+  function onConfig() {
+    const c = config();
+    setIfIdle(learningRate, c.learning_rate);
+    setIfIdle(activation, c.activation);
+    setIfIdle(regularization, c.regularization);
+    setIfIdle(regularizationRate, c.regularization_rate);
+    setIfIdle(loss, c.loss);
+    setIfIdle(optimizer, c.optimizer);
+    setIfIdle(backend, c.backend);
+    setIfIdle(speed, c.epochs_per_frame);
+    setIfIdle(maxEpochs, c.max_epochs);
+    setIfIdle(targetLoss, c.target_loss);
+    for (const [s, name] of [[ratio, "train_ratio"], [noise, "noise"], [batch, "batch_size"]]) {
+      setIfIdle(s.input, c[name]);
+      s.value.textContent = c[name];
+    }
+    showTest.checked = c.show_test;
+    discretize.checked = c.discretize;
+    problem.value = c.dataset.startsWith("reg_") ? "regression" : "classification";
+    for (const [name, canvas] of Object.entries(thumbnails)) {
+      canvas.classList.toggle("mt-pg-selected", name === c.dataset);
+      const regression = name.startsWith("reg_");
+      canvas.style.display = regression === (problem.value === "regression") ? "" : "none";
+    }
+    layerCount.textContent = `${c.hidden.length} hidden layer${c.hidden.length === 1 ? "" : "s"}`;
+    seedText.textContent = `seed ${c.seed}`;
+    applyHiddenControls();
+    drawHeatmap();
+    drawPoints(pointsCanvas, model.get("points"), c.show_test);
+  }
+
+  function onStatus() {
+    const s = model.get("status");
+    playButton.textContent = s.running ? "\u275a\u275a" : "\u25b6";
+    root.classList.toggle("mt-pg-running", s.running);
+    epochNumber.textContent = String(s.epoch).padStart(6, "0").replace(/(\d{3})$/, ",$1");
+    testLoss.textContent = formatNumber(s.test_loss);
+    trainLoss.textContent = formatNumber(s.train_loss);
+    testAccuracy.textContent = s.test_accuracy === null ? "\u2014" : `${(s.test_accuracy * 100).toFixed(1)}%`;
+    trainAccuracy.textContent = s.train_accuracy === null ? "\u2014" : `${(s.train_accuracy * 100).toFixed(1)}%`;
+    speedValue.textContent = s.epochs_per_second === null ? "\u2014" : s.epochs_per_second.toFixed(1);
+    stepTime.textContent = `${s.epoch_ms.toFixed(1)} ms/epoch`;
+    message.textContent = s.message || "";
+    drawCurve(chart, s.curve);
+    setIfIdle(shareInput, s.config_string);
+    snapshot.max = String(Math.max(0, s.snapshots.length - 1));
+    const shown = s.snapshots.indexOf(s.epoch);
+    if (document.activeElement !== snapshot && shown >= 0) snapshot.value = String(shown);
+    snapshotText.textContent = s.snapshots.length ? `epoch ${s.epoch} (${s.snapshots.length} kept)` : "";
+    // the classes a new point can have
+    const labels = s.num_classes === 0 ? [-1, -0.5, 0, 0.5, 1] : s.num_classes === 2 ? [1, -1]
+      : Array.from({ length: s.num_classes }, (_, i) => i);
+    const wanted = labels.join(",");
+    if (addLabel.dataset.labels !== wanted) {
+      addLabel.replaceChildren(...labels.map((v) => h("option", { value: String(v),
+        text: s.num_classes === 2 ? (v > 0 ? "blue (+1)" : "orange (\u22121)") : s.num_classes === 0 ? `value ${v}` : `class ${v}` })));
+      addLabel.dataset.labels = wanted;
+      state.addLabel = labels[0];
+    }
+  }
+
+  function onNet() {
+    const net = model.get("net");
+    if (!net || !net.sizes) return;
+    const key = JSON.stringify([net.sizes, net.features]);
+    if (key !== state.netKey) {
+      state.netKey = key;
+      buildNetwork(net);
+    }
+    drawNetwork();
+    drawFrame();
+  }
+
+  function onPoints() {
+    drawPoints(pointsCanvas, model.get("points"), config().show_test);
+  }
+
+  function onCode() {
+    code.textContent = model.get("code");
+  }
+
+  const handlers = { "change:config": onConfig, "change:status": onStatus, "change:net": onNet,
+    "change:frame": drawFrame, "change:points": onPoints, "change:code": onCode };
+  for (const [event, handler] of Object.entries(handlers)) model.on(event, handler);
+  onNet();
+  onConfig();
+  onStatus();
+  onPoints();
+  onCode();
+  return () => {
+    for (const [event, handler] of Object.entries(handlers)) model.off(event, handler);
+  };
+}
+
+export default { render };
