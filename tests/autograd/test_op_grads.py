@@ -35,10 +35,12 @@ ELEMENTWISE = set(UNARY) | {f"a{s}b" for s in ARITHMETIC} | {"where", "maximum",
 ELEMENTWISE_PARAMS = [
     pytest.param(op, id=op.name) for op in GRAD_OPS if op.name in ELEMENTWISE
 ]
+# floor division of floats is left out: its output requires grad in torch (whose backward
+# then raises "not implemented"); minitorch may do either.
 NONDIFF_PARAMS = [
     pytest.param(op, dtype, id=f"{op.name}-{dtype}")
     for op in OPS
-    if not op.grad
+    if not op.grad and "//" not in op.name and "floor_divide" not in op.name
     for dtype in op.dtypes
     if dtype in ("float32", "float64")
 ]
@@ -119,8 +121,9 @@ def test_gradcheck(op):
             continue
         leaf_ids = [id(b) for b in built.leaves]
         others = {k: b for k, b in enumerate(built.bases) if id(b) not in leaf_ids}
+        count = len(built.bases)
 
-        def fn(*leaves, sample=sample, others=others, count=len(built.bases)):
+        def fn(*leaves, sample=sample, others=others, count=count):
             it = iter(leaves)
             bases = [others[k] if k in others else next(it) for k in range(count)]
             outputs = floating_outputs(call_with_bases(mt, op, sample, bases))
@@ -201,8 +204,9 @@ def test_gradgradcheck_elementwise(op):
             continue
         leaf_ids = [id(b) for b in built.leaves]
         others = {k: b for k, b in enumerate(built.bases) if id(b) not in leaf_ids}
+        count = len(built.bases)
 
-        def fn(*leaves, sample=sample, others=others, count=len(built.bases)):
+        def fn(*leaves, sample=sample, others=others, count=count):
             it = iter(leaves)
             bases = [others[k] if k in others else next(it) for k in range(count)]
             outputs = floating_outputs(call_with_bases(mt, op, sample, bases))
