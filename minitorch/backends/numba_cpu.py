@@ -97,9 +97,9 @@ def coalesce(shape: tuple[int, ...], strides_list: tuple[tuple[int, ...], ...]):
 _LAYOUT_CACHE: dict = {}
 _LAYOUT_CACHE_LIMIT = 4096
 
-# Below this many elements one thread does everything: waking threads costs a few
-# microseconds, more than a small loop.
-PARALLEL_THRESHOLD = 1 << 16
+# Below this many elements one thread does everything: waking the other threads costs
+# tens of microseconds (more on a busy machine), more than a small loop.
+PARALLEL_THRESHOLD = 1 << 18
 
 
 def chunk_count(total: int) -> int:
@@ -284,7 +284,7 @@ def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 # Matmul, gather, scatter_add
 # --------------------------------------------------------------------------------------
 
-MATMUL_PARALLEL_THRESHOLD = 1 << 18  # multiply-adds below which one thread is faster
+MATMUL_PARALLEL_THRESHOLD = 1 << 21  # multiply-adds below which one thread is faster
 
 
 def matmul(out: Strided, a: Strided, b: Strided) -> None:

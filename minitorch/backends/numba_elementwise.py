@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba_math import JIT_OPTIONS
+from minitorch.backends.numba_math import JIT_OPTIONS, code_version
 
 
 @njit(error_model="numpy")
@@ -63,11 +63,15 @@ def make_map_kernels(f):
     Returns ``(serial, parallel)``; each compiles on its first call."""
 
     def build(parallel):
+        # Captured values key Numba's disk cache: the serial and parallel kernels differ,
+        # and so do kernels built from an edited scalar function (see ``code_version``).
+        variant = (parallel, code_version(f))
+
         def map_kernel(out, a, shape, strides, out_offset, a_offset, total, chunks):
             """Agrees with ``reference.map``."""
             inner = shape[-1]
             out_step, a_step = strides[0, -1], strides[1, -1]
-            pieces = chunks if parallel else 1
+            pieces = chunks if variant[0] else 1
             for chunk in prange(pieces):
                 begin, end = chunk_bounds(chunk, pieces, total)
                 ordinal = begin
@@ -85,7 +89,7 @@ def make_map_kernels(f):
                             out[o + j * out_step] = f(a[p + j * a_step])
                     ordinal += count
 
-        return njit(parallel=parallel, **JIT_OPTIONS)(map_kernel)
+        return njit(parallel=variant[0], **JIT_OPTIONS)(map_kernel)
 
     return build(False), build(True)
 
@@ -95,12 +99,16 @@ def make_zip_kernels(f):
     Returns ``(serial, parallel)``; each compiles on its first call."""
 
     def build(parallel):
+        # Captured values key Numba's disk cache: the serial and parallel kernels differ,
+        # and so do kernels built from an edited scalar function (see ``code_version``).
+        variant = (parallel, code_version(f))
+
         def zip_kernel(out, a, b, shape, strides, out_offset, a_offset, b_offset, total, chunks):
             """Agrees with ``reference.zip``. Besides the contiguous row there is a second
             fast row: ``b`` is one repeated value (stride 0), as in ``x * 0.5``."""
             inner = shape[-1]
             out_step, a_step, b_step = strides[0, -1], strides[1, -1], strides[2, -1]
-            pieces = chunks if parallel else 1
+            pieces = chunks if variant[0] else 1
             for chunk in prange(pieces):
                 begin, end = chunk_bounds(chunk, pieces, total)
                 ordinal = begin
@@ -124,7 +132,7 @@ def make_zip_kernels(f):
                             out[o + j * out_step] = f(a[p + j * a_step], b[q + j * b_step])
                     ordinal += count
 
-        return njit(parallel=parallel, **JIT_OPTIONS)(zip_kernel)
+        return njit(parallel=variant[0], **JIT_OPTIONS)(zip_kernel)
 
     return build(False), build(True)
 

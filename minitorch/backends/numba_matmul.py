@@ -31,7 +31,7 @@ from numba import njit, prange
 from minitorch.backends.numba_math import JIT_OPTIONS
 
 TILE = 4  # a 4x4 tile of out: 16 sums held in registers
-ROW_BLOCK = 64  # rows of out per parallel work item
+ROW_BLOCK = 32  # rows of out per parallel work item
 COL_BLOCK = 64  # packed columns swept while a row block stays in cache
 # The 16 sums may be added in any order ("reassoc"), and a*b+c may be one fused
 # instruction ("contract"): that is what lets the compiler vectorize the loop over k.
@@ -123,7 +123,7 @@ def matmul_kernel(out, a, b, shape, strides, offsets, parallel):
         pack(b, b_at, strides[2, 2], strides[2, 1], b_cols[z, :cols])  # transposed
     blocks_per_matrix = (rows + ROW_BLOCK - 1) // ROW_BLOCK
     work_items = batch * blocks_per_matrix
-    if not parallel:
+    if not parallel or work_items == 1:
         for item in range(work_items):
             z, block = divmod(item, blocks_per_matrix)
             row_block(out, a_rows[z], b_cols[z], strides[0], offsets[0], z, block * ROW_BLOCK, rows, cols)

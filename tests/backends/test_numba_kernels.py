@@ -197,7 +197,7 @@ def test_exp_ieee_edge_cases_and_accuracy():
 def test_large_tensors_take_the_parallel_path():
     """Above the threshold the kernels split the work over threads: same answers."""
     rng = np.random.default_rng(5)
-    shape = (300, 301)  # > PARALLEL_THRESHOLD elements, rows not a multiple of anything
+    shape = (520, 509)  # > PARALLEL_THRESHOLD elements, rows not a multiple of anything
     assert np.prod(shape) >= numba_cpu.PARALLEL_THRESHOLD
     for layout in ["contiguous", "transposed", "expanded"]:
         a = make_input(layout, shape, np.float32, rng)

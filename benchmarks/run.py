@@ -1,0 +1,204 @@
+"""Side-by-side benchmarks: minitorch (Numba and reference backends) vs NumPy and PyTorch.
+
+Run from the repository root (a few minutes on 2 cores)::
+
+    python -m benchmarks.run                 # everything
+    python -m benchmarks.run --quick         # fewer sizes, shorter timings
+    python -m benchmarks.run --skip-cold     # skip the cold-start measurement (~1 min)
+
+Prints one table and writes it as JSON to ``benchmarks/results/``. Each workload is timed
+for every implementation in the same run; a ratio is *minitorch's speed / the peer's
+speed* (``peer time / minitorch time``): 1.0 means as fast, 0.5 means twice as slow.
+Timings are the best of several repeats (the machine may be shared). Nothing here is a
+test: speed is measured, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # allow `python benchmarks/run.py` without installing
+    sys.path.insert(0, str(ROOT))
+
+import minitorch  # noqa: E402
+from benchmarks.workloads import WORKLOADS, Workload  # noqa: E402
+
+try:
+    import torch
+except ImportError:  # PyTorch is optional: its columns are then empty
+    torch = None
+
+IMPLEMENTATIONS = ("numba", "reference", "numpy", "torch")
+
+
+def best_time(fn, budget: float) -> float:
+    """Seconds per call: the best of 5 repeats, each long enough to time reliably."""
+    fn()  # warm up (compilation, caches)
+    start = time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - start, 1e-7)
+    calls = max(1, int(budget / 5 / once))
+    best = float("inf")
+    for _ in range(5 if once * calls * 5 < 4 * budget else 1):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+def run_workload(workload: Workload, budget: float) -> dict:
+    """Time every implementation of one workload."""
+    row: dict = {"name": workload.name, "unit": workload.unit, "seconds": {}, "rate": {}}
+    for implementation in IMPLEMENTATIONS:
+        if implementation == "torch" and torch is None:
+            continue
+        fn = workload.build(implementation)
+        if fn is None:
+            continue
+        if implementation in ("numba", "reference"):
+            minitorch.set_backend("cpu", implementation)
+        seconds = best_time(fn, budget if implementation != "reference" else budget / 4)
+        row["seconds"][implementation] = seconds
+        row["rate"][implementation] = workload.rate(seconds)
+    minitorch.set_backend("cpu", "numba")
+    ours = row["seconds"].get("numba")
+    row["ratio"] = {
+        peer: row["seconds"][peer] / ours for peer in ("numpy", "torch") if ours and peer in row["seconds"]
+    }
+    return row
+
+
+STARTUP_SCRIPT = """
+import time
+start = time.perf_counter()
+import minitorch
+from benchmarks.workloads import playground_step_minitorch
+step = playground_step_minitorch()
+step()
+print(time.perf_counter() - start)
+"""
+
+
+def startup_seconds(cache_dir: str | None) -> float:
+    """From ``import minitorch`` to the end of the first Playground MLP training step, in
+    a fresh process; ``cache_dir`` (an empty folder) forces a cold Numba cache."""
+    env = dict(os.environ, MINITORCH_CPU_BACKEND="numba", PYTHONPATH=str(ROOT))
+    if cache_dir:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    result = subprocess.run(
+        [sys.executable, "-c", STARTUP_SCRIPT],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def format_rate(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.1f}" if value >= 10 or unit != "us" else f"{value:.2f}"
+
+
+def print_table(rows: list[dict]) -> None:
+    header = (
+        f"{'workload':<34}{'unit':>8}{'numba':>11}{'reference':>11}{'numpy':>11}"
+        f"{'torch':>11}{'vs numpy':>10}{'vs torch':>10}  target"
+    )
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        if row.get("skipped"):
+            print(f"{row['name']:<34}  skipped: {row['skipped']}")
+            continue
+        rates = [format_rate(row["rate"].get(i), row["unit"]) for i in IMPLEMENTATIONS]
+        ratios = [f"{row['ratio'][p]:.2f}" if p in row["ratio"] else "-" for p in ("numpy", "torch")]
+        target = row.get("target", "")
+        print(
+            f"{row['name']:<34}{row['unit']:>8}"
+            + "".join(f"{r:>11}" for r in rates)
+            + "".join(f"{r:>10}" for r in ratios)
+            + f"  {target}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter timings, fewer sizes")
+    parser.add_argument("--skip-cold", action="store_true", help="skip the cold start")
+    args = parser.parse_args()
+    budget = 0.2 if args.quick else 0.6
+
+    minitorch.set_backend("cpu", "numba")
+    rows = []
+    for workload in WORKLOADS:
+        if args.quick and workload.slow:
+            continue
+        missing = workload.missing()
+        if missing:
+            rows.append({"name": workload.name, "skipped": missing})
+            continue
+        print(f"timing {workload.name} ...", file=sys.stderr, flush=True)
+        row = run_workload(workload, budget)
+        rows.append(row)
+    for row in rows:  # targets read ratios of other rows too
+        for workload in WORKLOADS:
+            if workload.name == row["name"] and workload.target and not row.get("skipped"):
+                row["target"] = workload.target(row, rows)
+
+    print("timing warm start ...", file=sys.stderr, flush=True)
+    startup_seconds(None)  # make sure the cache is filled
+    warm = min(startup_seconds(None) for _ in range(3))
+    cold = None
+    if not args.skip_cold:
+        import tempfile
+
+        print("timing cold start (empty Numba cache) ...", file=sys.stderr, flush=True)
+        with tempfile.TemporaryDirectory() as empty_cache:
+            cold = startup_seconds(empty_cache)
+
+    print()
+    print(
+        f"minitorch numba backend, {os.cpu_count()} cores, {platform.processor() or ''}"
+        f" numpy {np.__version__}" + (f", torch {torch.__version__}" if torch else "")
+    )
+    print("rates: GFLOP/s, GB/s, or time per call (us / ms); ratios = speed vs peer")
+    print_table(rows)
+    print(
+        f"\nstart-up, import minitorch -> end of first Playground MLP step: "
+        f"warm {warm:.2f} s (target <= 2 s)" + (f", cold {cold:.1f} s" if cold is not None else "")
+    )
+
+    results = ROOT / "benchmarks" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = results / f"benchmark-{stamp}.json"
+    path.write_text(
+        json.dumps(
+            {
+                "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+                "rows": rows,
+                "warm_start_seconds": warm,
+                "cold_start_seconds": cold,
+            },
+            indent=2,
+        )
+    )
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

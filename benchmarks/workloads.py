@@ -1,0 +1,298 @@
+"""The benchmark workloads: each one written for minitorch, NumPy and PyTorch.
+
+A ``Workload`` builds, for each implementation, a function with no arguments that runs
+the work once (inputs are made beforehand and not timed). ``"numba"`` and ``"reference"``
+both run the minitorch code; ``run.py`` switches the CPU backend before timing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import minitorch
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+@dataclass
+class Workload:
+    name: str
+    unit: str  # "GFLOP/s", "GB/s" (higher is better), "us", "ms" (time per call)
+    make: Callable[[str], Callable | None]  # implementation -> runnable (or None)
+    work: float = 0.0  # flops or bytes per call, for GFLOP/s and GB/s
+    slow: bool = False  # left out by --quick
+    needs: tuple[str, ...] = ()  # minitorch attributes it uses, e.g. "nn.functional.conv2d"
+    target: Callable | None = field(default=None, repr=False)  # (row, rows) -> text
+
+    def build(self, implementation: str) -> Callable | None:
+        return self.make(implementation)
+
+    def rate(self, seconds: float) -> float:
+        if self.unit in ("GFLOP/s", "GB/s"):
+            return self.work / seconds / 1e9
+        return seconds * (1e6 if self.unit == "us" else 1e3)
+
+    def missing(self) -> str | None:
+        """Why this workload cannot run yet (a minitorch feature it needs is missing)."""
+        for dotted in self.needs:
+            obj = minitorch
+            for part in dotted.split("."):
+                obj = getattr(obj, part, None)
+                if obj is None:
+                    return f"minitorch.{dotted} does not exist yet"
+        return None
+
+
+def _array(shape, seed=0, dtype=np.float32):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _ours(array):
+    return minitorch.from_numpy(array.copy())
+
+
+def _theirs(array):
+    return torch.from_numpy(array.copy())
+
+
+def _check(ratio_of, peer, minimum, label=None):
+    """A target: ``ratio vs peer >= minimum``, shown with ok / MISSED."""
+
+    def target(row, rows):
+        value = ratio_of(row, rows, peer)
+        if value is None:
+            return ""
+        verdict = "ok" if value >= minimum else "MISSED"
+        return f"{label or f'vs {peer}'} {value:.2f} >= {minimum:g} {verdict}"
+
+    return target
+
+
+def _ratio(row, rows, peer):
+    return row["ratio"].get(peer)
+
+
+def _vs_contiguous_add(row, rows, peer):
+    contiguous = next((r for r in rows if r["name"].startswith("add 1e6 float32 contig")), None)
+    if not contiguous or "numba" not in contiguous["seconds"]:
+        return None
+    return contiguous["seconds"]["numba"] / row["seconds"]["numba"]
+
+
+# --------------------------------------------------------------------------------------
+# Kernel-level workloads
+# --------------------------------------------------------------------------------------
+
+
+def matmul(n: int) -> Workload:
+    a, b = _array((n, n), 1), _array((n, n), 2)
+
+    def make(implementation):
+        if implementation in ("numba", "reference"):
+            if implementation == "reference" and n > 64:
+                return None  # plain Python loops: minutes
+            x, y = _ours(a), _ours(b)
+            return lambda: x @ y
+        if implementation == "numpy":
+            return lambda: a @ b
+        x, y = _theirs(a), _theirs(b)
+        return lambda: x @ y
+
+    target = _check(_ratio, "numpy", 0.35) if n == 512 else None
+    return Workload(f"matmul n={n} float32", "GFLOP/s", make, 2.0 * n**3, target=target)
+
+
+def elementwise(kind: str, transposed: bool) -> Workload:
+    """``a + b`` or ``exp(a)`` on 1000x1000 float32, contiguous or both transposed."""
+    a, b = _array((1000, 1000), 3), _array((1000, 1000), 4)
+
+    def make(implementation):
+        if implementation == "reference":
+            return None  # 1e6 elements in Python: too slow to be interesting
+        if implementation == "numpy":
+            x, y = a, b
+        elif implementation == "torch":
+            x, y = _theirs(a), _theirs(b)
+        else:
+            x, y = _ours(a), _ours(b)
+        if transposed:
+            x, y = x.T, y.T
+        if kind == "add":
+            return lambda: x + y
+        if implementation == "numpy":
+            return lambda: np.exp(x)
+        return lambda: x.exp()
+
+    operands = 3 if kind == "add" else 2
+    layout = "transposed" if transposed else "contiguous"
+    if kind == "add" and transposed:
+        target = _check(_vs_contiguous_add, "numba", 0.3, "vs our contiguous")
+    elif kind == "add":
+        target = _check(_ratio, "numpy", 1.0)
+    else:
+        target = _check(_ratio, "numpy", 0.8) if not transposed else None
+    return Workload(f"{kind} 1e6 float32 {layout}", "GB/s", make, operands * 4e6, target=target)
+
+
+def sum_over(dim: int) -> Workload:
+    a = _array((1000, 1000), 5)
+
+    def make(implementation):
+        if implementation == "reference":
+            return None
+        if implementation == "numpy":
+            return lambda: a.sum(axis=dim)
+        x = _theirs(a) if implementation == "torch" else _ours(a)
+        return lambda: x.sum(dim)
+
+    return Workload(
+        f"sum(dim={dim}) 1000x1000 float32", "GB/s", make, 4e6, target=_check(_ratio, "numpy", 0.5)
+    )
+
+
+def tiny_add() -> Workload:
+    a, b = _array((10, 10), 6), _array((10, 10), 7)
+
+    def make(implementation):
+        if implementation == "numpy":
+            return lambda: a + b
+        x, y = (_theirs(a), _theirs(b)) if implementation == "torch" else (_ours(a), _ours(b))
+        return lambda: x + y
+
+    return Workload("a + b 10x10 (per-op overhead)", "us", make, target=_check(_ratio, "torch", 0.25))
+
+
+# --------------------------------------------------------------------------------------
+# Model workloads (need minitorch.nn)
+# --------------------------------------------------------------------------------------
+
+
+def conv2d_step() -> Workload:
+    x_data, w_data = _array((32, 3, 32, 32), 8), _array((16, 3, 3, 3), 9)
+
+    def make(implementation):
+        if implementation == "numpy":
+            return None
+        if implementation == "reference":
+            return None  # minutes in plain Python
+        lib = torch if implementation == "torch" else minitorch
+        x = lib.from_numpy(x_data.copy()).requires_grad_()
+        w = lib.from_numpy(w_data.copy()).requires_grad_()
+        conv2d = lib.nn.functional.conv2d
+
+        def step():
+            x.grad = w.grad = None
+            conv2d(x, w).sum().backward()
+
+        return step
+
+    return Workload(
+        "conv2d fwd+bwd 32x3x32x32, 16 3x3",
+        "ms",
+        make,
+        needs=("nn.functional.conv2d",),
+        target=_check(_ratio, "torch", 1 / 3),
+    )
+
+
+def _mlp(lib, sizes, activation):
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(lib.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(activation(lib))
+    return lib.nn.Sequential(*layers)
+
+
+def _playground_step(lib):
+    lib.manual_seed(0)
+    points = _array((500, 2), 10)
+    labels = (points[:, :1] * points[:, 1:] > 0).astype(np.float32)
+    x, y = lib.from_numpy(points), lib.from_numpy(labels)
+    model = _mlp(lib, (2, 8, 8, 1), lambda lib: lib.nn.Tanh())
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+
+    def step():
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+
+    return step
+
+
+def playground_step_minitorch():
+    """One Playground training step on minitorch (also used by the start-up timing)."""
+    return _playground_step(minitorch)
+
+
+def playground() -> Workload:
+    def make(implementation):
+        if implementation == "numpy":
+            return None
+        return _playground_step(torch if implementation == "torch" else minitorch)
+
+    return Workload(
+        "Playground MLP step 500x(2-8-8-1)",
+        "ms",
+        make,
+        needs=("nn.Linear", "nn.Tanh", "nn.Sequential", "optim.SGD"),
+        target=_check(_ratio, "torch", 0.5),
+    )
+
+
+def digits_epoch() -> Workload:
+    features = _array((1797, 64), 11)
+    labels = np.random.default_rng(12).integers(0, 10, 1797)
+
+    def make(implementation):
+        if implementation in ("numpy", "reference"):
+            return None
+        lib = torch if implementation == "torch" else minitorch
+        lib.manual_seed(0)
+        model = _mlp(lib, (64, 128, 10), lambda lib: lib.nn.ReLU())
+        optimizer = lib.optim.SGD(model.parameters(), lr=0.05)
+        batches = [
+            (lib.from_numpy(features[i : i + 64].copy()), lib.from_numpy(labels[i : i + 64].copy()))
+            for i in range(0, 1797, 64)
+        ]
+        cross_entropy = lib.nn.functional.cross_entropy
+
+        def epoch():
+            for x, y in batches:
+                optimizer.zero_grad()
+                cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+        return epoch
+
+    return Workload(
+        "digits MLP epoch 1797x(64-128-10)",
+        "ms",
+        make,
+        needs=("nn.Linear", "nn.ReLU", "nn.Sequential", "optim.SGD", "nn.functional.cross_entropy"),
+        target=_check(_ratio, "torch", 0.5),
+        slow=False,
+    )
+
+
+WORKLOADS = [
+    *(matmul(n) for n in (64, 256, 512, 1024)),
+    elementwise("add", transposed=False),
+    elementwise("add", transposed=True),
+    elementwise("exp", transposed=False),
+    elementwise("exp", transposed=True),
+    sum_over(0),
+    sum_over(1),
+    tiny_add(),
+    conv2d_step(),
+    playground(),
+    digits_epoch(),
+]
+WORKLOADS[3].slow = True  # n = 1024 is left out by --quick
