@@ -62,7 +62,7 @@ def test_ten_thousand_training_steps_keep_memory_flat():
     )
 
 
-def test_graph_is_freed_by_reference_counting_after_backward():
+def test_graph_is_freed_without_the_cycle_collector_after_backward():
     """After backward (which frees the saved tensors) and dropping the output, the whole
     graph is gone even with the cyclic garbage collector off: no reference cycles."""
     x = mt.tensor([1.0, 2.0], requires_grad=True)

@@ -44,3 +44,17 @@ def run_forward(op, dtype, device) -> list[str]:
 def test_forward(op, dtype, device):
     failures = run_forward(op, dtype, device)
     assert not failures, f"{op.name} [{dtype}] failed on:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_with_dim_return_named_values_and_indices(name, device):
+    data = [[1.0, 5.0, 5.0, -2.0], [7.0, 0.0, 7.0, 3.0], [-1.0, -1.0, -4.0, -1.0]]
+    m = mt.tensor(data, device=device)
+    t = torch.tensor(data)
+    got = getattr(m, name)(1)
+    expected = getattr(t, name)(1)
+    assert isinstance(got, tuple) and len(got) == 2
+    assert_close(got.values, expected.values)
+    assert_close(got.indices, expected.indices)  # ties: the first index, like torch on CPU
+    values, indices = getattr(mt, name)(m, dim=0, keepdim=True)
+    assert_close((values, indices), tuple(getattr(torch, name)(t, dim=0, keepdim=True)))
