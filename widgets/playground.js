@@ -220,7 +220,7 @@ function render({ model, el }) {
   const resetButton = h("button", { class: "mt-pg-round mt-pg-reset", title: "reset the network",
     text: "\u21ba", onclick: () => send({ action: "reset" }) });
   const stepButton = h("button", { class: "mt-pg-round mt-pg-step", title: "train one epoch",
-    text: "\u23ed", onclick: () => send({ action: "step" }) });
+    text: "+1", onclick: () => send({ action: "step" }) });
   const epochNumber = h("span", { class: "mt-pg-epoch-number mt-pg-epoch", text: "000,000" });
   const learningRate = select(choices.learning_rates, (v) => setConfig({ learning_rate: Number(v) }));
   const activation = select(choices.activations, (v) => setConfig({ activation: v }),

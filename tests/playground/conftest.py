@@ -11,6 +11,7 @@ tests' own, from ``tests/browser/conftest.py``, loaded from that file by path.
 from __future__ import annotations
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ browser_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(browser_fixtures)
 lab_server = browser_fixtures.lab_server  # noqa: F401 - fixtures are found by name
 browser = browser_fixtures.browser  # noqa: F401
+NOTEBOOK = Path(__file__).with_name("playground_demo.ipynb")
 
 
 @pytest.fixture(autouse=True)
@@ -30,3 +32,30 @@ def _seed():
     minitorch.manual_seed(0)
     yield
 
+
+@pytest.fixture(scope="module")
+def playground_lab(lab_server, browser):
+    """The Playground notebook open in JupyterLab, run, the widget drawn."""
+    base, token, root = lab_server
+    shutil.copy(NOTEBOOK, root / NOTEBOOK.name)
+    context = browser.new_context(viewport={"width": 1500, "height": 1700})  # the widget fits
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+    page.goto(f"{base}/lab/tree/{NOTEBOOK.name}?token={token}&reset", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.content", timeout=60_000)  # fmt: skip
+    notebook = browser_fixtures.Lab(page, errors)
+    notebook.wait_for_idle_kernel()
+    notebook.run_cell(1)  # make the Playground; the last cells run later, from the tests
+    notebook.wait_for_idle_kernel(timeout=120_000)
+    notebook.run_cell(2)
+    page.wait_for_selector(".mt-pg .mt-pg-node canvas", timeout=120_000)
+    page.wait_for_function("() => /\\d/.test(document.querySelector('.mt-pg-test-loss').textContent)",
+                           timeout=60_000)  # fmt: skip
+    notebook.wait_for_idle_kernel(timeout=120_000)
+    notebook.widget = page.locator(".mt-pg").first
+    notebook.output = browser_fixtures.OUTPUT
+    yield notebook
+    context.close()
