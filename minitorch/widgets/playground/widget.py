@@ -46,7 +46,7 @@ from minitorch.widgets.playground.render import Renderer, network_view, points_v
 from minitorch.widgets.playground.static import boundary_svg, summary_text
 from minitorch.widgets.playground.trainer import Epoch, Trainer
 
-MAX_SYNCS_PER_SECOND = 20
+MAX_SYNCS_PER_SECOND = 15
 BYTES_PER_SECOND = 4_000_000  # big networks send fewer frames per second
 SETTING_NAMES = [f.name for f in fields(settings.PlaygroundConfig)]
 
@@ -426,8 +426,12 @@ class Playground(MinitorchWidget):
                     self.points = points_view(trainer.data)
                 self.status = self._status()
                 self.error = self.message
-        self._last_sync = time.perf_counter()
-        self._sync_interval = max(1 / MAX_SYNCS_PER_SECOND, len(planes) / BYTES_PER_SECOND)
+        finished = time.perf_counter()
+        # Throttle: at most MAX_SYNCS_PER_SECOND, fewer for big frames, and never more
+        # than a quarter of the time spent drawing: training keeps the rest.
+        self._sync_interval = max(1 / MAX_SYNCS_PER_SECOND, len(planes) / BYTES_PER_SECOND,
+                                  4 * (finished - now))  # fmt: skip
+        self._last_sync = finished
 
 
 def _setting_property(name: str) -> property:
