@@ -49,16 +49,27 @@ class _GradMode:
 
 
 class no_grad(_GradMode):  # noqa: N801 (PyTorch's name)
-    """Do not record the graph inside the block."""
+    """Do not record the graph inside the block (``@no_grad`` or ``@no_grad()`` on a
+    function does the same for every call of it)."""
 
-    def __init__(self) -> None:
+    def __new__(cls, function: Callable | None = None) -> Any:
+        if function is not None:  # used as @no_grad, without parentheses
+            return _GradMode(False)(function)
+        return super().__new__(cls)
+
+    def __init__(self, function: Callable | None = None) -> None:
         super().__init__(False)
 
 
 class enable_grad(_GradMode):  # noqa: N801
     """Record the graph inside the block, even within ``no_grad``."""
 
-    def __init__(self) -> None:
+    def __new__(cls, function: Callable | None = None) -> Any:
+        if function is not None:
+            return _GradMode(True)(function)
+        return super().__new__(cls)
+
+    def __init__(self, function: Callable | None = None) -> None:
         super().__init__(True)
 
 

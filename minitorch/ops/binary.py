@@ -83,8 +83,11 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None)  # fmt: skip
+        # Save only what a gradient needs (dy/da needs b, dy/db needs a): `y * 2` saves
+        # nothing, so `y` may still be changed in place afterwards, as in PyTorch.
+        needs_a, needs_b = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs_b and isinstance(a, Tensor) else None,
+                              b if needs_a and isinstance(b, Tensor) else None)  # fmt: skip
         ctx.numbers = (a, b)
         return apply_zip("mul", a, b)
 
@@ -103,7 +106,8 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+        needs_b = ctx.needs_input_grad[1]  # dy/da needs only b; dy/db needs a and b
+        ctx.save_for_backward(a if needs_b and isinstance(a, Tensor) else None,
                               b if isinstance(b, Tensor) else None)  # fmt: skip
         ctx.numbers = (a, b)
         return apply_zip("div", a, b)
