@@ -82,10 +82,19 @@ def run_workload(workload: Workload, budget: float) -> dict:
 STARTUP_SCRIPT = """
 import time
 start = time.perf_counter()
+import numpy as np
 import minitorch
-from benchmarks.workloads import playground_step_minitorch
-step = playground_step_minitorch()
-step()
+from minitorch import nn
+minitorch.manual_seed(0)
+points = np.random.default_rng(10).standard_normal((500, 2)).astype(np.float32)
+labels = (points[:, :1] * points[:, 1:] > 0).astype(np.float32)
+x, y = minitorch.from_numpy(points), minitorch.from_numpy(labels)
+model = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1))
+optimizer = minitorch.optim.SGD(model.parameters(), lr=0.1)
+optimizer.zero_grad()
+loss = ((model(x) - y) ** 2).mean()
+loss.backward()
+optimizer.step()
 print(time.perf_counter() - start)
 """
 

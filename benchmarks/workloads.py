@@ -14,10 +14,17 @@ import numpy as np
 
 import minitorch
 
-try:
-    import torch
-except ImportError:
-    torch = None
+
+class _LazyTorch:
+    """PyTorch, imported on first use (the start-up timing must not pay for it)."""
+
+    def __getattr__(self, name):
+        import torch
+
+        return getattr(torch, name)
+
+
+torch = _LazyTorch()
 
 
 @dataclass

@@ -23,6 +23,11 @@ compiler vectorizes::
         if all steps are 1:  out[o:o+n] = f(a[p:p+n], b[q:q+n])    (vectorized)
         else:                for j: out[o + j*so] = f(a[p + j*sa], b[q + j*sb])
 
+A 2-D layout whose rows are not contiguous in every operand (``a.T + b``) is walked in
+32x32 tiles instead: reading a transposed operand row by row would touch a new cache line
+for every element and evict it before its neighbours are used; within a tile the 32 lines
+stay in the CPU's fastest cache until every element on them has been read.
+
 **Compiled per scalar op.** ``make_zip_kernels(f)`` builds the kernels for one scalar
 function ``f``, so ``f`` is inlined into the loop and vectorized. Numba can cache such closures on
 disk as long as everything the closure captures pickles the same way in every process:
@@ -36,7 +41,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba_math import JIT_OPTIONS, code_version
+from minitorch.backends.numba_math import JIT_OPTIONS, PRANGE_ONLY, code_version
+
+TILE = 32  # a transposed 2-D operand is walked in TILE x TILE blocks
+
+
+@njit(error_model="numpy")
+def as_index(position):
+    """A storage position as an unsigned integer. Positions are never negative here, and
+    an unsigned index tells Numba so: it then skips Python's "negative index counts from
+    the end" check on every access, which keeps strided loops tight."""
+    return np.uint64(position)
 
 
 @njit(error_model="numpy")
@@ -72,6 +87,18 @@ def make_map_kernels(f):
             inner = shape[-1]
             out_step, a_step = strides[0, -1], strides[1, -1]
             pieces = chunks if variant[0] else 1
+            if shape.size == 2 and not (out_step == 1 and a_step == 1):  # e.g. transposed
+                for chunk in prange(pieces):  # tiles, so strided reads stay in cache
+                    first, last = chunk_bounds(chunk, pieces, (shape[0] + TILE - 1) // TILE)
+                    for i0 in range(first * TILE, min(last * TILE, shape[0]), TILE):
+                        for j0 in range(0, shape[1], TILE):
+                            count = min(TILE, shape[1] - j0)
+                            for i in range(i0, min(i0 + TILE, shape[0])):
+                                o = out_offset + i * strides[0, 0] + j0 * out_step
+                                p = a_offset + i * strides[1, 0] + j0 * a_step
+                                for j in range(count):
+                                    out[as_index(o + j * out_step)] = f(a[as_index(p + j * a_step)])
+                return
             for chunk in prange(pieces):
                 begin, end = chunk_bounds(chunk, pieces, total)
                 ordinal = begin
@@ -89,7 +116,7 @@ def make_map_kernels(f):
                             out[o + j * out_step] = f(a[p + j * a_step])
                     ordinal += count
 
-        return njit(parallel=variant[0], **JIT_OPTIONS)(map_kernel)
+        return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(map_kernel)
 
     return build(False), build(True)
 
@@ -109,6 +136,21 @@ def make_zip_kernels(f):
             inner = shape[-1]
             out_step, a_step, b_step = strides[0, -1], strides[1, -1], strides[2, -1]
             pieces = chunks if variant[0] else 1
+            contiguous_rows = out_step == 1 and a_step == 1 and b_step <= 1  # b_step 0 too
+            if shape.size == 2 and not contiguous_rows:  # e.g. transposed inputs
+                for chunk in prange(pieces):  # tiles, so strided reads stay in cache
+                    first, last = chunk_bounds(chunk, pieces, (shape[0] + TILE - 1) // TILE)
+                    for i0 in range(first * TILE, min(last * TILE, shape[0]), TILE):
+                        for j0 in range(0, shape[1], TILE):
+                            count = min(TILE, shape[1] - j0)
+                            for i in range(i0, min(i0 + TILE, shape[0])):
+                                o = out_offset + i * strides[0, 0] + j0 * out_step
+                                p = a_offset + i * strides[1, 0] + j0 * a_step
+                                q = b_offset + i * strides[2, 0] + j0 * b_step
+                                for j in range(count):
+                                    value = f(a[as_index(p + j * a_step)], b[as_index(q + j * b_step)])
+                                    out[as_index(o + j * out_step)] = value
+                return
             for chunk in prange(pieces):
                 begin, end = chunk_bounds(chunk, pieces, total)
                 ordinal = begin
@@ -132,7 +174,7 @@ def make_zip_kernels(f):
                             out[o + j * out_step] = f(a[p + j * a_step], b[q + j * b_step])
                     ordinal += count
 
-        return njit(parallel=variant[0], **JIT_OPTIONS)(zip_kernel)
+        return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(zip_kernel)
 
     return build(False), build(True)
 
@@ -159,7 +201,7 @@ def where_range(out, cond, a, b, shape, strides, offsets, begin, end):
         ordinal += count
 
 
-@njit(parallel=True, **JIT_OPTIONS)
+@njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
 def where_kernel(out, cond, a, b, shape, strides, offsets, total, chunks):
     """``for i: out[i] = a[i] if cond[i] else b[i]``. Agrees with ``reference.where``."""
     if chunks == 1:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from numba import njit, prange
 
 from minitorch.backends.numba_elementwise import chunk_bounds
-from minitorch.backends.numba_math import JIT_OPTIONS
+from minitorch.backends.numba_math import JIT_OPTIONS, PRANGE_ONLY
 
 
 @njit(error_model="numpy")
@@ -45,7 +45,7 @@ def gather_range(out, a, index, shape, strides, offsets, dim, begin, end):
         out[o] = a[p_without_dim + index[i] * strides[1, dim]]
 
 
-@njit(parallel=True, **JIT_OPTIONS)
+@njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
 def gather_kernel(out, a, index, shape, strides, offsets, dim, total, chunks):
     """Agrees with ``reference.gather``; parallel over the output."""
     if chunks == 1:

@@ -29,6 +29,18 @@ from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
 
 JIT_OPTIONS = {"error_model": "numpy", "cache": True}  # 1/0 = inf, like NumPy and PyTorch
 HELPER_OPTIONS = {"error_model": "numpy"}
+# Parallel kernels split work only where we wrote ``prange``. Numba's other automatic
+# parallelism (np.zeros, slice assignment, array expressions...) stays off: it would start
+# threads for every small temporary array, even on a kernel's serial path.
+PRANGE_ONLY = {
+    "prange": True,
+    "comprehension": False,
+    "setitem": False,
+    "reduction": False,
+    "numpy": False,
+    "stencil": False,
+    "fusion": False,
+}
 
 
 # --------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba_math import JIT_OPTIONS
+from minitorch.backends.numba_math import JIT_OPTIONS, PRANGE_ONLY
 
 TILE = 4  # a 4x4 tile of out: 16 sums held in registers
 ROW_BLOCK = 32  # rows of out per parallel work item
@@ -106,7 +106,7 @@ def row_block(out, a_rows, b_cols, out_strides, out_offset, z, first_row, rows, 
                         out[position] = tile[r][c]
 
 
-@njit(parallel=True, **JIT_OPTIONS)
+@njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
 def matmul_kernel(out, a, b, shape, strides, offsets, parallel):
     """``out[z] = a[z] @ b[z]``. ``shape = (batch, n, k, m)``; ``strides`` rows are the
     (batch, row, column) strides of out, a, b; ``offsets`` their storage offsets.

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit, prange
 
 from minitorch.backends.numba_elementwise import chunk_bounds, row_start
-from minitorch.backends.numba_math import JIT_OPTIONS, code_version
+from minitorch.backends.numba_math import JIT_OPTIONS, PRANGE_ONLY, code_version
 
 LANES = 16  # partial results of a contiguous fold (one 512-bit vector of float32)
 
@@ -111,7 +111,7 @@ def make_reduce_kernels(combine, identity):
                                     out[at] = combine(out[at], a[q + j * a_inner])
                     ordinal += count
 
-        return njit(parallel=variant[0], **JIT_OPTIONS)(reduce_kernel)
+        return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(reduce_kernel)
 
     return build(False), build(True)
 
@@ -136,7 +136,7 @@ def arg_reduce_range(is_max, out, a, shape, strides, out_offset, a_offset, lengt
         out[o] = best_j
 
 
-@njit(parallel=True, **JIT_OPTIONS)
+@njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
 def arg_reduce_kernel(is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, total, chunks):
     """Agrees with ``reference.arg_reduce`` (``argmax`` when ``is_max``, else ``argmin``)."""
     if chunks == 1:
