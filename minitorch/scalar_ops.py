@@ -21,6 +21,7 @@ rejected by the ops layer before a kernel runs (see ``minitorch/ops/elementwise.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -83,6 +84,10 @@ def cos(a):
 
 def tanh(a):
     return np.tanh(a)
+
+
+def erf(a):  # NumPy has no erf; math.erf takes NumPy scalars and Numba compiles it
+    return math.erf(a)
 
 
 def sigmoid(a):
@@ -198,6 +203,7 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("sin", 1, sin, "sin(a)"),
         ScalarOp("cos", 1, cos, "cos(a)"),
         ScalarOp("tanh", 1, tanh, "tanh(a)"),
+        ScalarOp("erf", 1, erf, "erf(a)"),
         ScalarOp("sigmoid", 1, sigmoid, "(T)1 / ((T)1 + exp(-a))"),
         ScalarOp("relu", 1, relu, "((a > (T)0 || a != a) ? a : (T)0)"),
         ScalarOp("sign", 1, sign, "(a != a ? a : (T)((a > (T)0) - (a < (T)0)))"),

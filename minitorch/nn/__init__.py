@@ -1,0 +1,38 @@
+"""``minitorch.nn``: layers, losses and the ``Module`` they are built from.
+
+| file                 | what                                                       |
+| -------------------- | ---------------------------------------------------------- |
+| ``module.py``        | ``Module`` (registration, ``parameters``, ``state_dict``...), ``Parameter`` |
+| ``container.py``     | ``Sequential``, ``ModuleList``, ``ModuleDict``              |
+| ``linear.py``        | ``Linear``, ``Identity``, ``Flatten``                       |
+| ``activation.py``    | ``ReLU``, ``LeakyReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``, ...  |
+| ``conv.py``          | ``Conv1d``, ``Conv2d``                                      |
+| ``pooling.py``       | ``MaxPool2d``, ``AvgPool2d``                                |
+| ``normalization.py`` | ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``             |
+| ``dropout.py``       | ``Dropout``                                                 |
+| ``embedding.py``     | ``Embedding``                                               |
+| ``loss.py``          | ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCELoss``, ...  |
+| ``init.py``          | ``nn.init``: ``kaiming_uniform_``, ``xavier_normal_``, ...  |
+| ``functional/``      | ``nn.functional`` (``F``): the same operations as functions  |
+"""
+
+from minitorch.nn import functional, init
+from minitorch.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from minitorch.nn.container import ModuleDict, ModuleList, Sequential
+from minitorch.nn.conv import Conv1d, Conv2d
+from minitorch.nn.dropout import Dropout
+from minitorch.nn.embedding import Embedding
+from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
+from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from minitorch.nn.module import Buffer, Module, Parameter
+from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+
+__all__ = [
+    "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
+    "BatchNorm1d", "BatchNorm2d", "Buffer", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout",
+    "Embedding", "Flatten", "GELU", "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
+    "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
+    "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Tanh",
+    "Unflatten", "functional", "init",
+]  # fmt: skip

@@ -1,0 +1,106 @@
+"""``Conv1d`` and ``Conv2d``: convolution layers (the computation is in
+``functional/conv.py``: im2col as a strided view, then one matmul)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minitorch import creation
+from minitorch.nn import functional as F
+from minitorch.nn import init
+from minitorch.nn.module import Module, Parameter
+from minitorch.tensor import Tensor
+
+
+def _tuple(value: Any, n: int) -> tuple:
+    if isinstance(value, str):
+        return value  # type: ignore[return-value]  ('same' / 'valid')
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(value)
+    return value * n if len(value) == 1 else value
+
+
+class _ConvNd(Module):
+    """What ``Conv1d`` and ``Conv2d`` share: weight ``[out, in, *kernel_size]``, bias
+    ``[out]``, PyTorch's initialisation, the printed form and the input check."""
+
+    dims = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__()
+        if groups != 1:
+            raise NotImplementedError("minitorch's convolutions support groups=1 only")
+        if padding_mode != "zeros":
+            raise NotImplementedError("minitorch's convolutions support padding_mode='zeros' only")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+        n = self.dims
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
+        self.padding, self.dilation = _tuple(padding, n), _tuple(dilation, n)
+        self.groups, self.padding_mode = groups, padding_mode
+        shape = (out_channels, in_channels) + self.kernel_size
+        self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def _check_input(self, input: Tensor) -> None:  # noqa: A002
+        expected = self.dims + 2
+        if input.ndim not in (expected - 1, expected):
+            raise RuntimeError(
+                f"{self!r} expects a {expected - 1}D (unbatched) or {expected}D (batched) input, "
+                f"but got input of shape {list(input.shape)}"
+            )
+        channels = input.shape[-self.dims - 1]
+        if channels != self.in_channels:
+            raise RuntimeError(
+                f"{self!r} expects inputs with {self.in_channels} channels, but got input of "
+                f"shape {list(input.shape)} ({channels} channels)"
+            )
+
+    def extra_repr(self) -> str:
+        n = self.dims
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")  # fmt: skip
+        if self.padding != (0,) * n:
+            text += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            text += f", dilation={self.dilation}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution: ``[N, C_in, H, W] -> [N, C_out, OH, OW]``."""
+
+    dims = 2
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        self._check_input(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution: ``[N, C_in, L] -> [N, C_out, L_out]``."""
+
+    dims = 1
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        self._check_input(input)
+        padding = self.padding if isinstance(self.padding, str) else self.padding[0]
+        return F.conv1d(input, self.weight, self.bias, self.stride[0], padding, self.dilation[0])

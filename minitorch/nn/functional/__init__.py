@@ -1,0 +1,50 @@
+"""``minitorch.nn.functional`` (``import minitorch.nn.functional as F``): the operations
+of the layers, as plain functions of tensors (the layers in ``minitorch.nn`` hold the
+weights and call these).
+
+| file                | functions                                                  |
+| ------------------- | ---------------------------------------------------------- |
+| ``activation.py``   | ``relu``, ``leaky_relu``, ``gelu``, ``softmax``, ...         |
+| ``linear.py``       | ``linear``, ``dropout``, ``embedding``, ``one_hot``          |
+| ``conv.py``         | ``conv1d``, ``conv2d``, ``unfold``, ``fold``, ``pad``        |
+| ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
+| ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
+| ``loss.py``         | ``mse_loss``, ``cross_entropy``, ``nll_loss``, ``binary_cross_entropy``, ... |
+"""
+
+from minitorch.nn.functional.activation import (
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    tanh,
+)
+from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
+from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
+from minitorch.nn.functional.loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+)
+from minitorch.nn.functional.normalization import batch_norm, layer_norm
+from minitorch.nn.functional.pooling import (
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
+
+__all__ = [
+    "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout",
+    "embedding", "flatten", "fold", "gelu", "l1_loss", "layer_norm", "leaky_relu", "linear",
+    "log_softmax", "max_pool1d", "max_pool2d", "mse_loss", "nll_loss", "one_hot", "pad",
+    "relu", "sigmoid", "silu", "softmax", "tanh", "unfold",
+]  # fmt: skip

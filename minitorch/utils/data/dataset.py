@@ -1,0 +1,107 @@
+"""Datasets: anything with ``len(dataset)`` and ``dataset[i]`` (one sample).
+
+* ``TensorDataset(X, y)``: sample ``i`` is ``(X[i], y[i])``;
+* ``Subset(dataset, indices)`` and ``random_split(dataset, [0.8, 0.2])``: parts of one;
+* ``ConcatDataset([a, b])`` (also ``a + b``): one after the other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from minitorch import creation
+from minitorch.tensor import Tensor
+
+
+class Dataset:
+    """Base class: define ``__getitem__`` (and ``__len__`` for a ``DataLoader``)."""
+
+    def __getitem__(self, index: int) -> Any:
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other: Dataset) -> ConcatDataset:
+        return ConcatDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are rows of tensors that share their first dimension."""
+
+    def __init__(self, *tensors: Tensor) -> None:
+        if not tensors:
+            raise ValueError("TensorDataset needs at least one tensor")
+        sizes = [t.shape[0] if t.ndim else None for t in tensors]
+        if None in sizes or any(size != sizes[0] for size in sizes):
+            raise ValueError(
+                f"Size mismatch between tensors: every tensor needs the same first dimension, "
+                f"got shapes {[list(t.shape) for t in tensors]}"
+            )
+        self.tensors = tuple(tensors)
+
+    def __getitem__(self, index: Any) -> tuple[Tensor, ...]:
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``, in that order."""
+
+    def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
+        self.dataset, self.indices = dataset, [int(i) for i in indices]
+
+    def __getitem__(self, index: int) -> Any:
+        return self.dataset[self.indices[index]]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """Several datasets one after another."""
+
+    def __init__(self, datasets: Sequence[Dataset]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("datasets should not be an empty iterable")
+        self.cumulative_sizes: list[int] = []
+        total = 0
+        for dataset in self.datasets:
+            total += len(dataset)  # type: ignore[arg-type]
+            self.cumulative_sizes.append(total)
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index: int) -> Any:
+        if index < 0:
+            if -index > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            index += len(self)
+        start = 0
+        for dataset, end in zip(self.datasets, self.cumulative_sizes):
+            if index < end:
+                return dataset[index - start]
+            start = end
+        raise IndexError(f"index {index} is out of range for a dataset of {len(self)} samples")
+
+
+def random_split(dataset: Dataset, lengths: Sequence[float], generator: Any = None) -> list[Subset]:
+    """Split into non-overlapping random subsets of the given lengths (or fractions that
+    sum to 1, e.g. ``[0.8, 0.2]``)."""
+    total = len(dataset)  # type: ignore[arg-type]
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = [int(math.floor(total * fraction)) for fraction in lengths]
+        for i in range(total - sum(counts)):  # hand out the remainder round-robin
+            counts[i % len(counts)] += 1
+        lengths = counts
+    if sum(lengths) != total:
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    order = creation.randperm(total, generator=generator).tolist()
+    subsets, start = [], 0
+    for length in lengths:
+        subsets.append(Subset(dataset, order[start : start + int(length)]))
+        start += int(length)
+    return subsets
