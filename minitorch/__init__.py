@@ -167,15 +167,12 @@ divide = div
 subtract = sub
 true_divide = div
 
-from minitorch import autograd  # noqa: E402
-
-from minitorch import cuda  # noqa: E402
+from minitorch import autograd, cuda
 
 __version__ = "0.1.0"
 del _binary, _indexing, _linalg, _reduce, _shape, _unary
 
-# neural networks (issue 6): layers, optimizers, data, save/load
-from minitorch import nn, optim, utils  # noqa: E402
-from minitorch import data  # noqa: E402
-from minitorch.ops.unary import erf  # noqa: E402
-from minitorch.serialization import load, save  # noqa: E402
+# neural networks: layers, optimizers, data, save/load
+from minitorch import data, nn, optim, utils
+from minitorch.ops.unary import erf
+from minitorch.serialization import load, save
