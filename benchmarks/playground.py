@@ -93,12 +93,16 @@ def profile_epochs(backend: str, epochs: int) -> None:
         if key == "autograd/function.py" and function == "apply":
             applies += all_calls
     total = sum(by_file.values())
-    print(f"\nprofile of {epochs} training epochs ({steps} steps), own time by file "
-          f"(cProfile itself slows Python down; compare the shares, not the totals):")
+    print(
+        f"\nprofile of {epochs} training epochs ({steps} steps), own time by file "
+        f"(cProfile itself slows Python down; compare the shares, not the totals):"
+    )
     for key, seconds in sorted(by_file.items(), key=lambda item: -item[1])[:14]:
         print(f"  {key:<42} {seconds / steps * 1e6:8.0f} us/step  {seconds / total:6.1%}")
-    print(f"  Function.apply calls per step (forward ops and the ops of backward formulas): "
-          f"{applies / steps:.0f}")
+    print(
+        f"  Function.apply calls per step (forward ops and the ops of backward formulas): "
+        f"{applies / steps:.0f}"
+    )
 
 
 def main() -> None:
@@ -116,6 +120,7 @@ def main() -> None:
             print(f"  {name:<42} {value[0]:8.1f} {value[1]:8.1f}")
     if options.profile:
         profile_epochs(options.backend, max(10, options.epochs // 4))
+
 
 if __name__ == "__main__":
     main()

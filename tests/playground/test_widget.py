@@ -4,6 +4,7 @@ play/pause in a thread and in an event loop, and what is synced."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import numpy as np
 import pytest
@@ -11,7 +12,8 @@ import pytest
 pytest.importorskip("anywidget")
 
 from minitorch import nn  # noqa: E402
-from minitorch.widgets.playground import Playground  # noqa: E402
+from minitorch.widgets import Playground  # noqa: E402
+from minitorch.widgets.playground import player as player_module  # noqa: E402
 from minitorch.widgets.playground import widget as widget_module  # noqa: E402
 
 from .helpers import json_safe  # noqa: E402
@@ -122,8 +124,10 @@ def test_play_and_pause_in_a_thread() -> None:
     assert pg.status["running"] is False
 
 
-def test_play_in_a_running_event_loop_leaves_the_loop_free() -> None:
-    """In Jupyter, play() adds a task to the kernel's loop; other work keeps running."""
+def test_play_in_a_running_event_loop_leaves_the_loop_free(monkeypatch) -> None:
+    """In Jupyter, play() adds a task to the kernel's loop; other work keeps running.
+    (Here the test's own loop stands in for the kernel's.)"""
+    monkeypatch.setattr(player_module, "kernel_loop", asyncio.get_running_loop)
 
     async def scenario() -> tuple[int, int, str]:
         pg = Playground(**QUICK)
@@ -138,7 +142,11 @@ def test_play_in_a_running_event_loop_leaves_the_loop_free() -> None:
             await asyncio.sleep(0.001)
         return ticks, pg.epoch, pg.status["running"]
 
-    ticks, epoch, running = asyncio.run(scenario())
+    results: list = []  # run in a thread of its own: pytest's thread may hold another loop
+    runner = threading.Thread(target=lambda: results.append(asyncio.run(scenario())))
+    runner.start()
+    runner.join(120)
+    ticks, epoch, running = results[0]
     assert ticks >= 5 and epoch >= 5 and running is False
 
 
@@ -197,7 +205,8 @@ def test_graph_viewer_on_the_current_model() -> None:
     assert len(viewer.graph["nodes"]) > 10
 
 
-def test_importable_from_minitorch_widgets() -> None:
-    from minitorch import widgets
 
-    assert widgets.Playground is Playground
+def test_importable_from_minitorch_widgets() -> None:
+    from minitorch.widgets import playground
+
+    assert Playground is playground.Playground and Playground.__module__.endswith("playground.widget")

@@ -5,7 +5,7 @@ it trains: the pause button, a slider moved, a weight edited all arrive as messa
 that the kernel handles *between* other work. So ``play`` must not be a loop that
 blocks until training ends. There are two ways to run frames in the background:
 
-* **In Jupyter** the kernel already runs an asyncio event loop. ``Player`` adds a task
+* **In Jupyter** the kernel already runs an asyncio event loop (``kernel_loop``). ``Player`` adds a task
   to it that trains one frame, then ``await``\\ s a moment, so the loop can read the
   page's messages before the next frame. One thread: no locks needed between training
   and message handlers.
@@ -19,11 +19,28 @@ blocks until training ends. There are two ways to run frames in the background:
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from collections.abc import Callable
 
 PAUSE_BETWEEN_FRAMES = 0.001  # seconds given to the event loop / other threads per frame
+
+
+def kernel_loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop of the Jupyter kernel we are inside, else ``None``.
+
+    Only a kernel's loop is sure to keep running after ``play()`` returns: other code
+    may also have a loop marked "running" in this thread (Playwright's sync API does)
+    that does nothing while we wait, so a task there would never run.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return loop if getattr(shell, "kernel", None) is not None else None
 
 
 class Player:
@@ -46,10 +63,7 @@ class Player:
             self._thread.join()  # a stopped run finishes its last frame first
         self.running = True
         self._run_number += 1
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
+        loop = kernel_loop()
         if loop is not None:
             self._task = loop.create_task(self._run_async(self._run_number))
             return "asyncio"
