@@ -20,9 +20,22 @@ def is_number(value: object) -> bool:
     return isinstance(value, (bool, int, float)) and not isinstance(value, Tensor)
 
 
+_scalars: dict[tuple, Tensor] = {}
+
+
 def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
-    """A 0-d tensor holding ``value``, on ``like``'s device."""
-    return Tensor._full((), value, dtype, like.device)
+    """A 0-d tensor holding ``value``, on ``like``'s device, for a kernel to read.
+
+    The same few numbers (0, 1, 0.5, a learning rate...) come back on every training
+    step, so these internal operands are remembered. They never reach users, so nobody
+    can change them in place."""
+    key = (value, type(value), dtype, like.device)
+    found = _scalars.get(key)
+    if found is None:
+        found = Tensor._full((), value, dtype, like.device)
+        if len(_scalars) < 4096:
+            _scalars[key] = found
+    return found
 
 
 def as_operand(value: Any, dtype: DType, like: Tensor) -> Tensor:

@@ -21,7 +21,8 @@ from typing import Any
 from minitorch import dispatch
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import is_grad_enabled
-from minitorch.ops.common import broadcast_view, cast, is_number
+from minitorch.layout import broadcast_shapes
+from minitorch.ops.common import as_operand, broadcast_view, cast, is_number
 from minitorch.tensor import Tensor
 
 
@@ -156,19 +157,54 @@ def zero_(t: Tensor) -> Tensor:
     return fill_(t, 0)
 
 
+def zip_into(t: Tensor, op: str, other: Any) -> bool:
+    """The fast path of ``add_``/``sub_``/``mul_``/``div_`` when no graph is involved
+    (optimizer steps): one ``zip`` kernel writing straight into ``t``'s storage, with no
+    temporary and no copy. Returns False (doing nothing) when the general recipe is needed:
+    a graph to record, a dtype change, a shape change, or ``other`` overlapping ``t``."""
+    if is_grad_enabled() and (t.requires_grad or getattr(other, "requires_grad", False)):
+        return False
+    if not t.dtype.is_floating_point:
+        return False
+    if isinstance(other, Tensor):
+        if other.dtype is not t.dtype or other.device != t.device:
+            return False
+        if other._storage is t._storage and (other._shape, other._strides, other._offset) != (
+            t._shape, t._strides, t._offset
+        ):
+            return False
+        if len(other._shape) > len(t._shape) or broadcast_shapes(t._shape, other._shape) != t._shape:
+            return False
+    elif not is_number(other):
+        return False
+    check_inplace(t)
+    operand = broadcast_view(as_operand(other, t.dtype, t), t._shape)
+    dispatch.zip(op, t, t, operand)
+    t._bump_version()
+    return True
+
+
 def add_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and zip_into(t, "add", other):
+        return t
     return apply_inplace(t, lambda old: old.add(other, alpha=alpha))
 
 
 def sub_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if alpha == 1 and zip_into(t, "sub", other):
+        return t
     return apply_inplace(t, lambda old: old.sub(other, alpha=alpha))
 
 
 def mul_(t: Tensor, other: Any) -> Tensor:
+    if zip_into(t, "mul", other):
+        return t
     return apply_inplace(t, lambda old: old * other)
 
 
 def div_(t: Tensor, other: Any) -> Tensor:
+    if zip_into(t, "div", other):
+        return t
     return apply_inplace(t, lambda old: old / other)
 
 
