@@ -151,13 +151,20 @@ def test_impossible_settings_show_a_message_and_do_not_train(playground_lab) -> 
 
 
 def test_beyond_playground_controls(playground_lab) -> None:
-    """Three classes, the gradient view, a point added by clicking, classroom mode."""
+    """Three classes, snapshots, the gradient view, a point added by clicking,
+    classroom mode and a shared settings string."""
     lab, page = playground_lab, playground_lab.page
     widget = lab.widget
     widget.locator('[data-dataset="blobs"]').click()  # three classes: cross-entropy
     page.wait_for_function("() => document.querySelectorAll('.mt-pg-add-label option').length === 3",
                            timeout=30_000)  # fmt: skip
     assert widget.locator(".mt-pg-layer-box", has_text="output (3 classes)").count() == 1
+    widget.locator(".mt-pg-step").click()
+    page.wait_for_function("() => document.querySelector('.mt-pg-epoch').textContent === '000,001'",
+                           timeout=30_000)  # fmt: skip
+    widget.locator(".mt-pg-snapshot").fill("0")  # scrub back to the first snapshot
+    page.wait_for_function("() => document.querySelector('.mt-pg-epoch').textContent === '000,000'",
+                           timeout=30_000)  # fmt: skip
     widget.locator(".mt-pg-step").click()
     page.wait_for_function("() => document.querySelector('.mt-pg-epoch').textContent === '000,001'",
                            timeout=30_000)  # fmt: skip
@@ -175,7 +182,13 @@ def test_beyond_playground_controls(playground_lab) -> None:
     page.wait_for_function("() => getComputedStyle(document.querySelector('.mt-pg-noise')"
                            ".parentElement).display === 'none'", timeout=30_000)  # fmt: skip
     assert "noise" in kernel_state(lab)["hidden_controls"]
-    assert "hidden_controls=noise" in widget.locator(".mt-pg-share-input").input_value()
+    shared = widget.locator(".mt-pg-share-input")
+    assert "hidden_controls=noise" in shared.input_value()
+    shared.fill(shared.input_value().replace("hidden_controls=noise", "hidden_controls=noise,speed"))
+    widget.locator(".mt-pg-load").click()  # a shared string restores the settings
+    page.wait_for_function("() => getComputedStyle(document.querySelector('.mt-pg-top [data-control=speed]'))"
+                           ".display === 'none'", timeout=30_000)  # fmt: skip
+    assert kernel_state(lab)["hidden_controls"] == ["noise", "speed"]
 
 
 def test_driven_from_python_then_screenshot_and_a_clean_console(playground_lab) -> None:
