@@ -53,6 +53,7 @@ def test_unknown_arguments_and_bad_settings_never_raise() -> None:
     pg.set(hidden=[2])
     assert pg.message == "" and pg.step(1).epoch == 1
     assert Playground(config="dataset=xor&hidden=4,x", **QUICK).message  # a bad shared string
+    assert "config must be a shared string" in Playground(config=42, **QUICK).message
 
 
 def test_step_returns_the_last_entry_and_redraws() -> None:

@@ -16,6 +16,7 @@ Everything a user can change lives in one ``PlaygroundConfig``. It is plain data
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -250,3 +251,29 @@ def from_string(text: str) -> tuple[PlaygroundConfig, list[str]]:
         except ValueError:
             problems.append(f"the shared string has a bad value for {key}: {raw!r} (ignored)")
     return from_dict(values), problems
+
+
+def from_arguments(config: Any, changes: dict[str, Any]) -> tuple[PlaygroundConfig, Any, list[str]]:
+    """What ``Playground(config, **changes)`` asks for: the settings, your own data if
+    ``dataset`` was ``(points, labels)`` (else ``None``), and the problems met (an
+    unknown argument gets a "did you mean" hint instead of a ``TypeError``)."""
+    problems: list[str] = []
+    if isinstance(config, str):
+        start, problems = from_string(config)
+    elif isinstance(config, PlaygroundConfig):
+        start = config.copy()
+    else:
+        start = PlaygroundConfig()
+        if config is not None:
+            kind = type(config).__name__
+            problems.append(f"config must be a shared string or a PlaygroundConfig, not {kind}")
+    changes = dict(changes)
+    custom = changes.pop("dataset", None)
+    if isinstance(custom, str):
+        start.dataset, custom = custom, None
+    names = [f.name for f in fields(PlaygroundConfig)]
+    for name in [name for name in changes if name not in names]:
+        close = difflib.get_close_matches(name, names, n=1)
+        problems.append(f"unknown setting {name!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
+        changes.pop(name)
+    return start.copy(**changes), custom, problems

@@ -17,10 +17,13 @@ object, in the order ``plane_keys`` lists, so a whole frame is one binary messag
 ``network_view`` gathers the small things: weights and biases (drawn as links and
 squares), their gradients from the last batch, each layer's gradient norm, and the
 ReLU neurons that are dead (zero on every training point, so they never learn again).
+``status_view`` has the numbers (epoch, losses, accuracy, the loss curve, speed) and
+``points_view`` the data points.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -28,6 +31,7 @@ import numpy as np
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.creation import tensor
 from minitorch.widgets.playground import network
+from minitorch.widgets.playground.config import to_string
 from minitorch.widgets.playground.datasets import DOMAIN
 from minitorch.widgets.playground.features import feature_matrix
 
@@ -133,6 +137,42 @@ def network_view(trainer: Any) -> dict[str, Any]:
         "grad_norms": norms,
         "dead": dead,
         "dead_count": int(sum(sum(layer) for layer in dead)),
+    }
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no NaN: send ``None`` instead."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def status_view(trainer: Any, running: bool, message: str, epochs_per_second: float | None) -> dict[str, Any]:
+    """The epoch, losses, accuracies, loss curve (at most ~300 points), speed and message."""
+    current = getattr(trainer, "current", None)
+    history = trainer.history
+    stride = max(1, len(history) // 300)
+    curve = [[h.epoch, _finite(h.train_loss), _finite(h.test_loss)] for h in history[::stride]]
+    if history and curve[-1][0] != history[-1].epoch:
+        curve.append([history[-1].epoch, _finite(history[-1].train_loss), _finite(history[-1].test_loss)])
+    batches = max(1, len(getattr(trainer, "batches", [])))
+    data = trainer.data
+    return {
+        "epoch": trainer.epoch,
+        "running": running,
+        "message": message,
+        "problems": trainer.problems,
+        "train_loss": _finite(current.train_loss) if current else None,
+        "test_loss": _finite(current.test_loss) if current else None,
+        "train_accuracy": current.train_accuracy if current else None,
+        "test_accuracy": current.test_accuracy if current else None,
+        "curve": curve,
+        "epoch_ms": trainer.step_seconds * 1000,
+        "batch_ms": trainer.step_seconds * 1000 / batches,
+        "epochs_per_second": epochs_per_second,
+        "backend": trainer.config.backend,
+        "problem": data.problem if data is not None else trainer.config.problem,
+        "num_classes": data.num_classes if data is not None else 2,
+        "snapshots": trainer.snapshots.epochs,
+        "config_string": to_string(trainer.config),
     }
 
 

@@ -26,8 +26,6 @@ setting or a failing action shows its message in the widget (``pg.message``).
 
 from __future__ import annotations
 
-import difflib
-import math
 import random
 import threading
 import time
@@ -42,18 +40,13 @@ from minitorch.widgets.playground.compute import available_backends
 from minitorch.widgets.playground.datasets import preview
 from minitorch.widgets.playground.export import export_code
 from minitorch.widgets.playground.player import Player
-from minitorch.widgets.playground.render import Renderer, network_view, points_view
+from minitorch.widgets.playground.render import Renderer, network_view, points_view, status_view
 from minitorch.widgets.playground.static import boundary_svg, summary_text
 from minitorch.widgets.playground.trainer import Epoch, Trainer
 
 MAX_SYNCS_PER_SECOND = 15
 BYTES_PER_SECOND = 4_000_000  # big networks send fewer frames per second
 SETTING_NAMES = [f.name for f in fields(settings.PlaygroundConfig)]
-
-
-def _finite(value: float | None) -> float | None:
-    """JSON has no NaN: send ``None`` instead."""
-    return value if value is not None and math.isfinite(value) else None
 
 
 class Playground(MinitorchWidget):
@@ -84,20 +77,8 @@ class Playground(MinitorchWidget):
         self._sync_interval = 1 / MAX_SYNCS_PER_SECOND
         self._speed: list[tuple[float, int]] = []  # (time, epoch) while playing
         self._notice = ""  # a message about the last action (not a setting problem)
-        problems: list[str] = []
-        if isinstance(config, str):
-            start, problems = settings.from_string(config)
-        else:
-            start = config.copy() if config is not None else settings.PlaygroundConfig()
-        custom = changes.pop("dataset", None)
-        if isinstance(custom, str):
-            start.dataset, custom = custom, None
-        unknown = [name for name in changes if name not in SETTING_NAMES]
-        for name in unknown:
-            close = difflib.get_close_matches(name, SETTING_NAMES, n=1)
-            problems.append(f"unknown setting {name!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
-            changes.pop(name)
-        self.trainer = Trainer(start.copy(**changes))
+        start, custom, problems = settings.from_arguments(config, changes)
+        self.trainer = Trainer(start)
         if custom is not None:
             self._set_custom(custom)
         self._notice = "; ".join(problems)
@@ -372,35 +353,6 @@ class Playground(MinitorchWidget):
 
     # ----- sending to the page -----------------------------------------------------------
 
-    def _status(self) -> dict[str, Any]:
-        trainer = self.trainer
-        current = getattr(trainer, "current", None)
-        history = trainer.history
-        stride = max(1, len(history) // 300)  # the loss curve: at most ~300 points
-        curve = [[h.epoch, _finite(h.train_loss), _finite(h.test_loss)] for h in history[::stride]]
-        if history and (not curve or curve[-1][0] != history[-1].epoch):
-            curve.append([history[-1].epoch, _finite(history[-1].train_loss), _finite(history[-1].test_loss)])
-        batches = max(1, len(getattr(trainer, "batches", [])))
-        return {
-            "epoch": trainer.epoch,
-            "running": self._player.running,
-            "message": self.message,
-            "problems": trainer.problems,
-            "train_loss": _finite(current.train_loss) if current else None,
-            "test_loss": _finite(current.test_loss) if current else None,
-            "train_accuracy": current.train_accuracy if current else None,
-            "test_accuracy": current.test_accuracy if current else None,
-            "curve": curve,
-            "epoch_ms": trainer.step_seconds * 1000,
-            "batch_ms": trainer.step_seconds * 1000 / batches,
-            "epochs_per_second": self._epochs_per_second() if self._player.running else None,
-            "backend": trainer.config.backend,
-            "problem": trainer.data.problem if trainer.data is not None else trainer.config.problem,
-            "num_classes": trainer.data.num_classes if trainer.data is not None else 2,
-            "snapshots": trainer.snapshots.epochs,
-            "config_string": self.config_string,
-        }
-
     def _sync(self, force: bool = False, with_points: bool = False) -> None:
         """Send the current state to the page (at most every ``_sync_interval`` unless
         ``force``). Heatmaps are computed here, only for frames actually sent."""
@@ -424,7 +376,8 @@ class Playground(MinitorchWidget):
                     self.net = view
                 if with_points and trainer.data is not None:
                     self.points = points_view(trainer.data)
-                self.status = self._status()
+                self.status = status_view(trainer, self._player.running, self.message,
+                                          self._epochs_per_second() if self._player.running else None)
                 self.error = self.message
         finished = time.perf_counter()
         # Throttle: at most MAX_SYNCS_PER_SECOND, fewer for big frames, and never more
