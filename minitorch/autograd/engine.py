@@ -26,6 +26,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Sequence
 
+from minitorch import dispatch
 from minitorch.autograd.function import AccumulateGrad, Node, gradient_edge
 from minitorch.autograd.grad_mode import set_grad_enabled
 from minitorch.tensor import Tensor
@@ -135,7 +136,9 @@ def run_backward(
              if dependencies.get(node, 0) == 0]  # fmt: skip
     heapq.heapify(ready)
 
-    with set_grad_enabled(create_graph):
+    # Kernels run by the walk (backward formulas, un-broadcasting sums, accumulation)
+    # are recorded with the phase "backward" in dispatch traces.
+    with set_grad_enabled(create_graph), dispatch.op_context("backward", "backward"):
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node)

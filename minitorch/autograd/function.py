@@ -240,8 +240,10 @@ class Function:
         # Run forward with grad mode off, naming the op for dispatch traces. (The same as
         # `with no_grad(), dispatch.op_context(name):`, written out because this runs on
         # every single op and two with-blocks cost more than many small kernels.)
+        # An op called by a backward formula keeps the phase "backward" in the trace.
         grad_mode._enabled = False
-        dispatch._op_stack.append((cls.__name__, "forward"))
+        stack = dispatch._op_stack
+        dispatch._op_stack.append((cls.__name__, stack[-1][1] if stack else "forward"))
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
