@@ -647,6 +647,30 @@ add(
 )
 
 
+def _empty_reduce_samples(dtype: str) -> list[Sample]:
+    """Reductions over zero elements: sum 0, prod 1, mean nan, all True, any False."""
+    return [
+        S(T((0, 3)), dim=0),
+        S(T((0, 3)), dim=1),
+        S(T((0, 3))),
+        S(T((2, 0, 3)), dim=(0, 1), keepdim=True),
+        S(T((0,))),
+    ]
+
+
+add(
+    OpInfo("sum(empty)", function("sum"), _empty_reduce_samples, ("float32", "int64")),
+    OpInfo("mean(empty)", function("mean"), _empty_reduce_samples, ("float32",)),
+    OpInfo("prod(empty)", method("prod"),
+           lambda d: [s for s in _empty_reduce_samples(d) if not isinstance(
+               s.kwargs.get("dim"), tuple)], ("float32", "int64")),
+    OpInfo("all(empty)", function("all"), _empty_reduce_samples, ("bool",), grad=False),
+    OpInfo("any(empty)", function("any"), _empty_reduce_samples, ("bool",), grad=False),
+    OpInfo("logsumexp(empty)", function("logsumexp"),
+           lambda d: [S(T((0, 3)), 0), S(T((2, 0)), dim=1)], ("float32",)),
+)
+
+
 def _var_samples(dtype: str) -> list[Sample]:
     return [
         S(T((3, 4))),

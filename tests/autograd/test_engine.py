@@ -239,6 +239,21 @@ def test_hook_returning_none_keeps_gradient():
     assert_close(m.grad, t.grad)
 
 
+def test_register_hook_on_tensor_without_grad_raises():
+    with pytest.raises(RuntimeError):
+        torch.ones(2).register_hook(lambda g: g)
+    with pytest.raises(RuntimeError, match="grad"):
+        mt.ones(2).register_hook(lambda g: g)
+
+
+def test_requires_grad_false_on_non_leaf_raises():
+    m, t = leaf_pair(X4)
+    with pytest.raises(RuntimeError):
+        (t * 2).requires_grad_(False)
+    with pytest.raises(RuntimeError, match="leaf"):
+        (m * 2).requires_grad_(False)
+
+
 def test_detach_shares_memory_and_cuts_the_graph():
     m, _ = leaf_pair(X4)
     md = (m * 2).detach()

@@ -36,7 +36,7 @@ BINARY = {
 TENSOR_ONLY = {
     "maximum": lambda lib, a, b: lib.maximum(a, b),
     "minimum": lambda lib, a, b: lib.minimum(a, b),
-    "where": lambda lib, a, b: lib.where(lib.tensor([True, False, True]), a, b),
+    "where": lambda lib, a, b: lib.where(lib.tensor([True, False, True]).to(a.device), a, b),
     "logical_and": lambda lib, a, b: lib.logical_and(a, b),
 }
 
