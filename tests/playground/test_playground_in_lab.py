@@ -8,7 +8,8 @@ edits a weight, exports code, tries an impossible setting, drives the widget fro
 Python (the page redraws), and checks the browser console stayed clean. The screenshot
 is ``test-output/browser/playground.png`` (the README's ``docs/images/playground.png``).
 
-Tests in this module share one page and run in file order.
+Tests in this module share one page and run in file order; ``@in_browser`` runs each
+body in the thread that drives Chromium (see ``conftest.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from .browser_thread import in_browser
 
 pytestmark = pytest.mark.skipif(
     not Path("/usr/bin/chromium").exists(),
@@ -46,6 +49,7 @@ def epoch(widget) -> int:
     return int(widget.locator(".mt-pg-epoch").text_content().replace(",", ""))
 
 
+@in_browser
 def test_play_counts_epochs_and_the_loss_falls(playground_lab) -> None:
     lab, page = playground_lab, playground_lab.page
     widget = lab.widget
@@ -75,6 +79,7 @@ def test_play_counts_epochs_and_the_loss_falls(playground_lab) -> None:
     assert state["epoch"] == epoch(widget) and state["history"] == state["epoch"]
 
 
+@in_browser
 def test_change_the_dataset_and_the_network(playground_lab) -> None:
     lab, page = playground_lab, playground_lab.page
     widget = lab.widget
@@ -100,6 +105,7 @@ def test_change_the_dataset_and_the_network(playground_lab) -> None:
     assert "neuron 1 of layer 1" in widget.locator(".mt-pg-heatmap-title").text_content()
 
 
+@in_browser
 def test_edit_a_weight(playground_lab) -> None:
     lab, page = playground_lab, playground_lab.page
     widget = lab.widget
@@ -119,6 +125,7 @@ def test_edit_a_weight(playground_lab) -> None:
     assert width == pytest.approx(1 + 2.5 * 1.6, abs=0.01)  # the link's width shows |w|
 
 
+@in_browser
 def test_export_code(playground_lab) -> None:
     lab, page = playground_lab, playground_lab.page
     widget = lab.widget
@@ -131,6 +138,7 @@ def test_export_code(playground_lab) -> None:
     assert kernel_state(lab)["code_lines"] == len(code.splitlines())
 
 
+@in_browser
 def test_impossible_settings_show_a_message_and_do_not_train(playground_lab) -> None:
     lab, page = playground_lab, playground_lab.page
     widget = lab.widget
@@ -150,6 +158,7 @@ def test_impossible_settings_show_a_message_and_do_not_train(playground_lab) -> 
                                timeout=30_000)  # fmt: skip
 
 
+@in_browser
 def test_beyond_playground_controls(playground_lab) -> None:
     """Three classes, snapshots, the gradient view, a point added by clicking,
     classroom mode and a shared settings string."""
@@ -191,6 +200,7 @@ def test_beyond_playground_controls(playground_lab) -> None:
     assert kernel_state(lab)["hidden_controls"] == ["noise", "speed"]
 
 
+@in_browser
 def test_driven_from_python_then_screenshot_and_a_clean_console(playground_lab) -> None:
     lab, page = playground_lab, playground_lab.page
     widget = lab.widget
