@@ -24,8 +24,8 @@ __all__ = ["Epoch", "Playground", "PlaygroundConfig", "Trainer"]
 
 
 def __getattr__(name: str) -> Any:
-    """``Playground`` needs anywidget; import it only when asked for, so the headless
-    ``Trainer`` works without the widget packages."""
+    """``Playground`` (the anywidget) is imported when first asked for: the headless
+    ``Trainer`` and its helpers do not need the widget machinery loaded."""
     if name == "Playground":
         from minitorch.widgets.playground.widget import Playground
 
