@@ -6,11 +6,14 @@
 | ``datasets.py``  | points, labels, train/test split; multi-class and your own data |
 | ``features.py``  | the input features x1, x2, x1², x2², x1·x2, sin x1, sin x2       |
 | ``network.py``   | the ``nn.Sequential`` MLP and Playground's initialisation       |
+| ``compute.py``   | which backend it trains on (chosen live), on one thread          |
 | ``trainer.py``   | the headless training loop, history, stop conditions            |
 | ``snapshots.py`` | copies of the weights to scrub back through                     |
 | ``render.py``    | what the widget draws: the 100x100 heatmaps, links, gradients   |
 | ``export.py``    | "export as code": a runnable script of the current model        |
+| ``player.py``    | play / pause without blocking the notebook                      |
 | ``widget.py``    | ``Playground``, the anywidget that binds all this to the page   |
+| ``static.py``    | the text and SVG shown where no browser runs the widget         |
 
 The front end is ``widgets/playground.js`` and ``widgets/playground.css``.
 """
