@@ -39,7 +39,8 @@ def _seed():
 def _open_notebook(worker: BrowserThread, base: str, token: str) -> Any:
     """In the browser thread: Chromium, the notebook, the Playground made and drawn."""
     chromium = worker.playwright.chromium.launch(
-        executable_path=str(browser_fixtures.CHROMIUM), args=browser_fixtures.CHROMIUM_FLAGS, headless=True)
+        executable_path=str(browser_fixtures.CHROMIUM), args=browser_fixtures.CHROMIUM_FLAGS, headless=True
+    )
     context = chromium.new_context(viewport={"width": 1500, "height": 1700})  # the widget fits
     page = context.new_page()
     errors: list[str] = []

@@ -16,11 +16,17 @@ from .helpers import small
 
 CASES = {
     "default": small(),
-    "classes, adam, L2, features": small(dataset="spiral3", loss="cross_entropy", optimizer="adam",
-                                         regularization="l2", regularization_rate=0.003,
-                                         features=["x1", "x2", "sin_x1", "x1x2"]),  # fmt: skip
-    "regression, momentum, L1, no hidden": small(dataset="reg_gauss", hidden=[], optimizer="momentum",
-                                                 regularization="l1", regularization_rate=0.001),  # fmt: skip
+    "classes, adam, L2, features": small(
+        dataset="spiral3",
+        loss="cross_entropy",
+        optimizer="adam",
+        regularization="l2",
+        regularization_rate=0.003,
+        features=["x1", "x2", "sin_x1", "x1x2"],
+    ),  # fmt: skip
+    "regression, momentum, L1, no hidden": small(
+        dataset="reg_gauss", hidden=[], optimizer="momentum", regularization="l1", regularization_rate=0.001
+    ),  # fmt: skip
     "two-class cross-entropy, relu": small(dataset="xor", loss="cross_entropy", activation="relu"),
 }
 

@@ -19,18 +19,35 @@ from .helpers import small
 EPOCHS = 3
 CASES = {
     "playground default": small(),
-    "relu, momentum, L2, x1x2": small(dataset="xor", activation="relu", optimizer="momentum",
-                                      regularization="l2", regularization_rate=0.01,
-                                      features=["x1", "x2", "x1x2"]),  # fmt: skip
-    "sigmoid, adam, L1, odd batch": small(dataset="gauss", activation="sigmoid", optimizer="adam",
-                                          learning_rate=0.01, regularization="l1",
-                                          regularization_rate=0.003, batch_size=7),  # fmt: skip
-    "3 classes, cross-entropy": small(dataset="spiral3", loss="cross_entropy", hidden=[6, 5],
-                                      features=["x1", "x2", "sin_x1", "sin_x2"], optimizer="adam",
-                                      learning_rate=0.01),  # fmt: skip
+    "relu, momentum, L2, x1x2": small(
+        dataset="xor",
+        activation="relu",
+        optimizer="momentum",
+        regularization="l2",
+        regularization_rate=0.01,
+        features=["x1", "x2", "x1x2"],
+    ),  # fmt: skip
+    "sigmoid, adam, L1, odd batch": small(
+        dataset="gauss",
+        activation="sigmoid",
+        optimizer="adam",
+        learning_rate=0.01,
+        regularization="l1",
+        regularization_rate=0.003,
+        batch_size=7,
+    ),  # fmt: skip
+    "3 classes, cross-entropy": small(
+        dataset="spiral3",
+        loss="cross_entropy",
+        hidden=[6, 5],
+        features=["x1", "x2", "sin_x1", "sin_x2"],
+        optimizer="adam",
+        learning_rate=0.01,
+    ),  # fmt: skip
     "2 classes, cross-entropy": small(loss="cross_entropy", features=["x1^2", "x2^2"], hidden=[3]),
-    "regression, linear": small(dataset="reg_gauss", activation="linear", hidden=[5],
-                                learning_rate=0.01),  # fmt: skip
+    "regression, linear": small(
+        dataset="reg_gauss", activation="linear", hidden=[5], learning_rate=0.01
+    ),  # fmt: skip
     "no hidden layer": small(hidden=[], features=["x1^2", "x2^2"]),
 }
 

@@ -206,7 +206,6 @@ def test_graph_viewer_on_the_current_model() -> None:
     assert len(viewer.graph["nodes"]) > 10
 
 
-
 def test_importable_from_minitorch_widgets() -> None:
     from minitorch.widgets import playground
 

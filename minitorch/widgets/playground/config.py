@@ -77,7 +77,7 @@ class PlaygroundConfig:
 
     @property
     def problem(self) -> str:
-        """"classification" or "regression", decided by the dataset."""
+        """ "classification" or "regression", decided by the dataset."""
         return "regression" if self.dataset in REGRESSION_DATASETS else "classification"
 
     @property
@@ -144,9 +144,7 @@ def validate(config: PlaygroundConfig, backends: list[str] | None = None,
     else:
         for number, size in enumerate(config.hidden, start=1):
             if not _is_int(size) or not 1 <= size <= MAX_NEURONS:
-                problems.append(
-                    f"hidden layer {number} has {size!r} neurons; use 1 to {MAX_NEURONS}"
-                )
+                problems.append(f"hidden layer {number} has {size!r} neurons; use 1 to {MAX_NEURONS}")
 
     if config.activation not in ACTIVATIONS:
         problems.append(f"unknown activation {config.activation!r}; choose {', '.join(ACTIVATIONS)}")

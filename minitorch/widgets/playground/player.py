@@ -114,4 +114,3 @@ class Player:
         self.running = False
         self._task = None
         self.on_stop()
-

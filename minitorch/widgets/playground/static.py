@@ -82,8 +82,9 @@ def boundary_svg(keys: list[str], planes: bytes, points: dict[str, Any], size: i
         offset = keys.index("boundary") * grid * grid
         values = np.frombuffer(planes, dtype=np.uint8, count=grid * grid, offset=offset)
         image = base64.b64encode(png(_colours(values.reshape(grid, grid) / 127.5 - 1))).decode()
-        parts.append(f'<image width="{cells}" height="{cells}" opacity="0.6" '
-                     f'href="data:image/png;base64,{image}"/>')
+        parts.append(
+            f'<image width="{cells}" height="{cells}" opacity="0.6" href="data:image/png;base64,{image}"/>'
+        )
     classes = points.get("num_classes", 2)
     for x1, x2, label, is_train in points.get("rows", []):
         if not is_train:
@@ -94,7 +95,8 @@ def boundary_svg(keys: list[str], planes: bytes, points: dict[str, Any], size: i
         else:
             rgb = PALETTE[(int(label > 0) if classes == 2 else int(label)) % len(PALETTE)]
             fill = f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"
-        parts.append(f'<circle cx="{x:.2f}" cy="{y:.2f}" r="0.9" fill="{fill}" '
-                     'stroke="white" stroke-width="0.25"/>')
+        parts.append(
+            f'<circle cx="{x:.2f}" cy="{y:.2f}" r="0.9" fill="{fill}" stroke="white" stroke-width="0.25"/>'
+        )
     parts.append("</svg>")
     return "".join(parts)

@@ -51,8 +51,7 @@ from minitorch.widgets.playground.datasets import PlaygroundData, custom_dataset
 from minitorch.widgets.playground.features import feature_matrix
 from minitorch.widgets.playground.snapshots import Snapshots
 
-DIVERGED = ("the loss became NaN or infinite: the weights blew up. Lower the learning rate "
-            "and press reset.")
+DIVERGED = "the loss became NaN or infinite: the weights blew up. Lower the learning rate and press reset."
 DATA_KEYS = {"dataset", "noise", "train_ratio", "seed", "num_samples"}
 
 

@@ -376,8 +376,12 @@ class Playground(MinitorchWidget):
                     self.net = view
                 if with_points and trainer.data is not None:
                     self.points = points_view(trainer.data)
-                self.status = status_view(trainer, self._player.running, self.message,
-                                          self._epochs_per_second() if self._player.running else None)
+                self.status = status_view(
+                    trainer,
+                    self._player.running,
+                    self.message,
+                    self._epochs_per_second() if self._player.running else None,
+                )
                 self.error = self.message
         finished = time.perf_counter()
         # Throttle: at most MAX_SYNCS_PER_SECOND, fewer for big frames, and never more
