@@ -107,22 +107,20 @@ def chunk_count(total: int) -> int:
     return 1 if total < PARALLEL_THRESHOLD else numba.get_num_threads()
 
 
-def pick(kernels: tuple, chunks: int):
-    """The serial kernel of a ``(serial, parallel)`` pair for one chunk, else the parallel."""
-    return kernels[0] if chunks == 1 else kernels[1]
-
-
-def elementwise_layout(shape: tuple[int, ...], *operands: Strided):
-    """``(shape, strides, total)``: int64 arrays of the coalesced layout and the number of
-    elements (cached per layout, so repeated calls on like tensors cost one lookup)."""
-    key = (shape, *[operand.strides for operand in operands])
+def elementwise_layout(key: tuple):
+    """For ``key = (shape, out strides, input strides...)``: ``(shape, strides, total,
+    chunks)`` with the coalesced layout as int64 arrays, the number of elements and the
+    number of pieces (1 means: use the serial kernel). Cached per layout, so repeated
+    calls on like tensors cost one dictionary lookup."""
     found = _LAYOUT_CACHE.get(key)
     if found is None:
-        new_shape, new_strides = coalesce(shape, key[1:])
+        new_shape, new_strides = coalesce(key[0], key[1:])
+        total = numel(key[0])
         found = (
             np.array(new_shape, dtype=np.int64),
             np.array(new_strides, dtype=np.int64),
-            numel(shape),
+            total,
+            chunk_count(total),
         )
         if len(_LAYOUT_CACHE) >= _LAYOUT_CACHE_LIMIT:
             _LAYOUT_CACHE.clear()
@@ -155,20 +153,20 @@ _ZIP_KERNELS = KernelTable(make_zip_kernels, ZIP_OPS)
 
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
-    shape, strides, total = elementwise_layout(out.shape, out, a)
+    shape, strides, total, chunks = elementwise_layout((out.shape, out.strides, a.strides))
     if total:
-        chunks = chunk_count(total)
-        pick(_MAP_KERNELS[op], chunks)(
+        serial, parallel = _MAP_KERNELS[op]
+        (serial if chunks == 1 else parallel)(
             out.storage, a.storage, shape, strides, out.offset, a.offset, total, chunks
         )
 
 
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``."""
-    shape, strides, total = elementwise_layout(out.shape, out, a, b)
+    shape, strides, total, chunks = elementwise_layout((out.shape, out.strides, a.strides, b.strides))
     if total:
-        chunks = chunk_count(total)
-        pick(_ZIP_KERNELS[op], chunks)(
+        serial, parallel = _ZIP_KERNELS[op]
+        (serial if chunks == 1 else parallel)(
             out.storage,
             a.storage,
             b.storage,
@@ -184,20 +182,12 @@ def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
 
 def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
     """``for i: out[i] = a[i] if cond[i] else b[i]``."""
-    shape, strides, total = elementwise_layout(out.shape, out, cond, a, b)
+    shape, strides, total, chunks = elementwise_layout(
+        (out.shape, out.strides, cond.strides, a.strides, b.strides)
+    )
     if total:
         offsets = np.array([out.offset, cond.offset, a.offset, b.offset], dtype=np.int64)
-        where_kernel(
-            out.storage,
-            cond.storage,
-            a.storage,
-            b.storage,
-            shape,
-            strides,
-            offsets,
-            total,
-            chunk_count(total),
-        )
+        where_kernel(out.storage, cond.storage, a.storage, b.storage, shape, strides, offsets, total, chunks)
 
 
 # --------------------------------------------------------------------------------------
@@ -245,7 +235,8 @@ def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
         length = a.shape[dim] if a.shape else 1
         a_step = a.strides[dim] if a.shape else 0
         chunks = chunk_count(total * length) if total > 1 else 1
-        pick(_REDUCE_KERNELS[op], chunks)(
+        serial, parallel = _REDUCE_KERNELS[op]
+        (serial if chunks == 1 else parallel)(
             out.storage,
             a.storage,
             shape,
