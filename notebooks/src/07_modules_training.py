@@ -6,12 +6,12 @@
 # network with them. You will understand parameters and `state_dict`, `train()`/`eval()`,
 # `zero_grad()`/`step()`, shuffling and batching, and saving a model.
 #
-# minitorch's full versions live in `minitorch/nn/`, `minitorch/optim/` and
-# `minitorch/utils/data/` (with PyTorch's names: `nn.Linear`, `optim.SGD`, `DataLoader`),
-# and the **Playground** widget (`minitorch.widgets.Playground`) trains such networks live
-# in the notebook, TensorFlow-Playground style. This chapter builds everything from the
-# core, so it runs on any installation; the last section uses the library's own classes
-# when they are installed.
+# We first build small versions from tensors and autograd (a Module fits in 30 lines),
+# then switch to minitorch's real ones, which have PyTorch's names and live in
+# `minitorch/nn/`, `minitorch/optim/` and `minitorch/utils/data/` (`nn.Linear`,
+# `optim.SGD`, `DataLoader`), save the model with `minitorch.save`, and finish with the
+# **Playground** explorer (`minitorch.widgets.Playground`), TensorFlow Playground on a
+# real minitorch model.
 #
 # Exercises: `exercises/07_modules_training.ipynb` (a training loop that must reach 90%
 # test accuracy).
@@ -194,39 +194,84 @@ with minitorch.no_grad():
 print("fresh model after loading:", f"{accuracy(fresh, x_test, y_test):.1%}")
 
 # %% [markdown]
-# ## The library's versions, and the Playground
+# ## The library's versions
 #
-# The same program with minitorch's `nn`, `optim` and data utilities reads exactly like
-# PyTorch. The cell below runs it when those modules are installed in your minitorch
-# (they are part of the full library), and otherwise says so.
+# minitorch's `nn`, `optim` and `utils.data` are these same ideas, complete: `nn.Module`
+# also registers sub-modules in lists and dicts, has `load_state_dict`, `to(device)`,
+# hooks; `optim` has SGD with momentum and weight decay, and Adam; `DataLoader` takes any
+# `Dataset`. The program reads exactly like PyTorch (it runs with `import torch as
+# minitorch`):
 
 # %%
-try:
-    from minitorch import nn, optim
-    from minitorch.utils.data import DataLoader, TensorDataset
-except ImportError as missing:
-    print("minitorch.nn / optim / utils.data are not installed in this minitorch:", missing)
-else:
-    minitorch.manual_seed(0)
-    net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 2))
-    opt = optim.SGD(net.parameters(), lr=0.5, momentum=0.9)
-    loader = DataLoader(TensorDataset(x_train, y_train), batch_size=64, shuffle=True)
-    for epoch in range(8):
-        net.train()
-        for xb, yb in loader:
-            loss = nn.functional.cross_entropy(net(xb), yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-    net.eval()
-    print(net)
-    print(f"nn.Sequential test accuracy: {accuracy(net, x_test, y_test):.1%}")
+from minitorch import nn, optim  # noqa: E402
+from minitorch.utils.data import DataLoader, TensorDataset  # noqa: E402
+
+minitorch.manual_seed(0)
+net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 2))
+opt = optim.SGD(net.parameters(), lr=0.5, momentum=0.9)
+loader = DataLoader(TensorDataset(x_train, y_train), batch_size=64, shuffle=True)
+for epoch in range(8):
+    net.train()
+    for xb, yb in loader:
+        loss = nn.functional.cross_entropy(net(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+net.eval()
+print(net)
+print(f"nn.Sequential test accuracy: {accuracy(net, x_test, y_test):.1%}")
 
 # %% [markdown]
-# The **Playground** (`minitorch.widgets.Playground()`) is TensorFlow Playground inside the
-# notebook, on a real minitorch model: pick a dataset, features, layers, activation and
-# learning rate, press play, and watch the decision boundary and the loss curve move. In
-# JupyterLab or Colab, run `minitorch.widgets.Playground()` in a new cell to open it.
+# `state_dict()` names every parameter by its path in the module tree (`0.weight` is the
+# weight of the first layer of the `Sequential`). `minitorch.save` writes it as
+# safetensors; `minitorch.load` reads it back, and `load_state_dict` copies it into a
+# fresh model of the same shape:
+
+# %%
+print({name: tuple(t.shape) for name, t in net.state_dict().items()})
+path = os.path.join(tempfile.mkdtemp(), "moons.safetensors")
+minitorch.save(net.state_dict(), path)
+
+fresh_net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 2))
+fresh_net.load_state_dict(minitorch.load(path))
+fresh_net.eval()
+print("fresh nn.Sequential after loading:", f"{accuracy(fresh_net, x_test, y_test):.1%}")
+
+# %% [markdown]
+# `minitorch.data` also has datasets that need no download: TensorFlow Playground's
+# `circle`, `xor`, `gauss`, `spiral` (and two regression sets), MiniTorch's `simple`,
+# `diag`, `split`, and the 8×8 handwritten `Digits` of chapter 8. Each Playground set is a
+# pair of tensors, points and labels:
+
+# %%
+points, labels = minitorch.data.spiral(200, noise=0.1, seed=0)
+print(points.shape, labels.shape, labels[:8].tolist())
+
+# %% [markdown]
+# ## The Playground
+#
+# `Playground(...)` is TensorFlow Playground inside the notebook, training a real
+# minitorch `nn.Sequential`: pick a dataset, input features, layers, activation and
+# learning rate, press play, and watch the decision boundary, every neuron's output and
+# the loss curve move. Displayed as a cell's result (in JupyterLab or Colab), it is the
+# interactive explorer; it can also be driven from code, which is what this cell does so
+# that it also runs headless: `pg.step(epochs=...)` trains, `pg.history` holds the losses
+# and accuracies after each epoch, and `pg.model` is the live model.
+
+# %%
+from minitorch.widgets.playground import Playground  # noqa: E402
+
+pg = Playground(dataset="xor", hidden=[4, 2], learning_rate=0.03)
+pg.step(epochs=20)
+last = pg.history[-1]
+print(f"after {last.epoch} epochs: train loss {last.train_loss:.3f}, "
+      f"test loss {last.test_loss:.3f}, test accuracy {last.accuracy:.1%}")
+print(pg.model)
+pg
+
+# %% [markdown]
+# Try it: change `dataset` to `"spiral"` and watch a small network fail; then add
+# neurons, a layer, or the features `sin x1`, `sin x2` in the widget, and press play.
 #
 # ## Summary
 #

@@ -327,45 +327,48 @@ def test_numba_checks_accept_solutions_and_reject_mistakes(capsys) -> None:
     rejects(numba_checks.check_numba_matmul, no_reset, "start each sum from 0")
 
 
-# ----- chapter 6 (GPU simulator) -----------------------------------------------------
+# ----- chapter 6 (CUDA C kernels on the emulator) ------------------------------------
 
 from minitorch.testing import gpu_checks  # noqa: E402
 
 ch6 = load_solutions("06_gpu_kernels")
 
 
+def _needs_cuda_compiler() -> None:
+    from minitorch.backends import cuda_emulator
+
+    if not gpu_checks.on_real_gpu() and not cuda_emulator.is_available():
+        pytest.skip(cuda_emulator.unavailable_reason())
+
+
 def test_gpu_checks_accept_solutions_and_reject_mistakes(capsys) -> None:
-    assert gpu_checks.check_saxpy_kernel(ch6.saxpy)
-    assert gpu_checks.check_tiled_matmul(ch6.tiled_matmul)
-    assert not gpu_checks.check_saxpy_kernel(lambda t, *args: not_done())
+    _needs_cuda_compiler()
+    assert gpu_checks.check_saxpy_kernel(ch6.SAXPY)
+    assert gpu_checks.check_tiled_matmul(ch6.TILED_MATMUL)
+    assert not gpu_checks.check_saxpy_kernel("void saxpy() { /* your code here */ }")
     assert "not done yet" in capsys.readouterr().out
 
-    def no_bounds_check(t, alpha, x, y, out, n):
-        i = t.block[0] * t.block_dim[0] + t.thread[0]
-        out[i] = alpha * x[i] + y[i]
-
-    def thread_index_only(t, alpha, x, y, out, n):
-        i = t.thread[0]
-        if i < n:
-            out[i] = alpha * x[i] + y[i]
-
-    def one_barrier(t, a, b, out, n, k, m):
-        tile = ch6.TILE
-        tx, ty = t.thread
-        row, col = t.block[1] * tile + ty, t.block[0] * tile + tx
-        total = 0.0
-        for start in range(0, k, tile):
-            t.shared["a"][ty * tile + tx] = a[row * k + start + tx] if row < n and start + tx < k else 0.0
-            t.shared["b"][ty * tile + tx] = b[(start + ty) * m + col] if start + ty < k and col < m else 0.0
-            yield
-            for q in range(tile):
-                total += t.shared["a"][ty * tile + q] * t.shared["b"][q * tile + tx]
-        if row < n and col < m:
-            out[row * m + col] = total
-
-    rejects(gpu_checks.check_saxpy_kernel, no_bounds_check, "if i < n")
+    guarded = "if (i < n) out[i] = alpha * x[i] + y[i];"
+    assert guarded in ch6.SAXPY
+    no_bounds_check = ch6.SAXPY.replace(guarded, "out[i] = alpha * x[i] + y[i];")
+    thread_index_only = ch6.SAXPY.replace("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")
+    syntax_error = ch6.SAXPY.replace(guarded, "out[i] = alpha * x[i] + y[i]")
+    wrong_name = ch6.SAXPY.replace("void saxpy(", "void my_saxpy(")
+    rejects(gpu_checks.check_saxpy_kernel, no_bounds_check, "wrote past the end", "if (i < n)")
     rejects(gpu_checks.check_saxpy_kernel, thread_index_only, "blockIdx.x * blockDim.x")
-    rejects(gpu_checks.check_tiled_matmul, one_barrier, "tiled_matmul")
+    rejects(gpu_checks.check_saxpy_kernel, syntax_error, "does not compile")
+    rejects(gpu_checks.check_saxpy_kernel, wrong_name, "no kernel named `saxpy`")
+
+    barrier = "__syncthreads();"
+    assert ch6.TILED_MATMUL.count(barrier) == 2
+    first = ch6.TILED_MATMUL.index(barrier)
+    no_first_barrier = ch6.TILED_MATMUL[:first] + ch6.TILED_MATMUL[first + len(barrier) :]
+    second = ch6.TILED_MATMUL.rindex(barrier)
+    no_second_barrier = ch6.TILED_MATMUL[:second] + ch6.TILED_MATMUL[second + len(barrier) :]
+    unguarded = ch6.TILED_MATMUL.replace("if (row < n && col < m) out", "out")
+    rejects(gpu_checks.check_tiled_matmul, no_first_barrier, "tiled_matmul", "after loading a tile")
+    rejects(gpu_checks.check_tiled_matmul, no_second_barrier, "tiled_matmul", "overwrites shared memory")
+    rejects(gpu_checks.check_tiled_matmul, unguarded, "wrote past the end")
 
 
 # ----- chapters 7 and 8 (training, convolution) ---------------------------------------

@@ -71,7 +71,8 @@ def test_every_exercise_has_a_solution_and_a_check(notebook) -> None:
     all_cells = cells(notebook)
     for i, cell in enumerate(all_cells):
         if "exercise" in cell["metadata"].get("minitorch", {}):
-            assert "NotImplementedError" in source(cell)
+            # Python exercises raise NotImplementedError; CUDA C ones (a string) say so
+            assert "NotImplementedError" in source(cell) or "// your code here" in source(cell)
             assert "check_" in source(all_cells[i + 1]), "each exercise is followed by its check"
 
 

@@ -1,29 +1,33 @@
 """Reference solutions for exercises/06_gpu_kernels.ipynb."""
 
-
 # %% exercise=saxpy
-def saxpy(t, alpha, x, y, out, n):
-    i = t.block[0] * t.block_dim[0] + t.thread[0]
-    if i < n:
-        out[i] = alpha * x[i] + y[i]
-
+SAXPY = r"""
+extern "C" __global__ void saxpy(float alpha, const float* x, const float* y,
+                                 float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = alpha * x[i] + y[i];
+}
+"""
 
 # %% exercise=tiled_matmul
-TILE = 4
+TILED_MATMUL = r"""
+#define TILE 4
 
-
-def tiled_matmul(t, a, b, out, n, k, m):
-    tx, ty = t.thread
-    row = t.block[1] * TILE + ty
-    col = t.block[0] * TILE + tx
-    tile_a, tile_b = t.shared["a"], t.shared["b"]
-    total = 0.0
-    for start in range(0, k, TILE):
-        tile_a[ty * TILE + tx] = a[row * k + start + tx] if row < n and start + tx < k else 0.0
-        tile_b[ty * TILE + tx] = b[(start + ty) * m + col] if start + ty < k and col < m else 0.0
-        yield
-        for q in range(TILE):
-            total += tile_a[ty * TILE + q] * tile_b[q * TILE + tx]
-        yield
-    if row < n and col < m:
-        out[row * m + col] = total
+extern "C" __global__ void tiled_matmul(const float* a, const float* b, float* out,
+                                        int n, int k, int m) {
+    __shared__ float tile_a[TILE][TILE];
+    __shared__ float tile_b[TILE][TILE];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
+    float total = 0.0f;
+    for (int start = 0; start < k; start += TILE) {
+        tile_a[ty][tx] = (row < n && start + tx < k) ? a[row * k + start + tx] : 0.0f;
+        tile_b[ty][tx] = (start + ty < k && col < m) ? b[(start + ty) * m + col] : 0.0f;
+        __syncthreads();
+        for (int q = 0; q < TILE; ++q) total += tile_a[ty][q] * tile_b[q][tx];
+        __syncthreads();
+    }
+    if (row < n && col < m) out[row * m + col] = total;
+}
+"""
