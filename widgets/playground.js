@@ -111,6 +111,7 @@ function paintPlane(canvas, bytes, offset, { discretize = false, classes = null 
   // `bytes` is the winning probability and the colour is that class's.
   const context = canvas.getContext("2d");
   const image = context.createImageData(GRID, GRID);
+  const pixels = image.data; // r, g, b, a for each pixel
   for (let i = 0; i < GRID * GRID; i++) {
     const b = bytes.getUint8(offset + i);
     let rgb;
@@ -120,7 +121,10 @@ function paintPlane(canvas, bytes, offset, { discretize = false, classes = null 
     } else {
       rgb = BYTE_COLOURS[discretize ? (b < 128 ? 0 : 255) : b];
     }
-    image.data.set([rgb[0], rgb[1], rgb[2], 255], i * 4);
+    pixels[i * 4] = rgb[0];
+    pixels[i * 4 + 1] = rgb[1];
+    pixels[i * 4 + 2] = rgb[2];
+    pixels[i * 4 + 3] = 255;
   }
   context.putImageData(image, 0, 0);
 }
