@@ -14,7 +14,7 @@ then sums over batch dimensions that were broadcast).
 
 from __future__ import annotations
 
-from minitorch import dispatch
+from minitorch import dispatch, layout
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.layout import broadcast_shapes, numel
 from minitorch.tensor import Tensor
@@ -28,10 +28,8 @@ class Matmul(Function):
         ctx.save_for_backward(a, b)
         batch = broadcast_shapes(a._shape[:-2], b._shape[:-2])
         n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
-        a3 = a.expand(batch + (n, k)).reshape(numel(batch), n, k)
-        b3 = b.expand(batch + (k, m)).reshape(numel(batch), k, m)
         out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
-        dispatch.matmul(out, a3, b3)
+        dispatch.matmul(out, as_batch(a, batch, n, k), as_batch(b, batch, k, m))
         return out._view(batch + (n, m), _strides(batch + (n, m)), 0)
 
     @staticmethod
@@ -40,6 +38,68 @@ class Matmul(Function):
         grad_a = grad @ b.mT if ctx.needs_input_grad[0] else None
         grad_b = a.mT @ grad if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
+
+
+def as_batch(t: Tensor, batch: tuple, rows: int, cols: int) -> Tensor:
+    """``t`` as the 3-D ``[B, rows, cols]`` operand the kernel takes: broadcast to the
+    batch shape (stride 0, no copy), then the batch dimensions merged into one, which is
+    a view unless their strides forbid it (then the operand is copied)."""
+    shape, strides, offset = layout.expand(t._shape, t._strides, t._offset, batch + (rows, cols))
+    flat = (numel(batch), rows, cols)
+    merged = layout.view_strides(shape, strides, flat)
+    if merged is None:
+        dense = Tensor._empty(shape, t.dtype, t.device)
+        dispatch.map("copy", dense, Tensor(t._storage, shape, strides, offset, t.dtype, t.device))
+        return Tensor(dense._storage, flat, _strides(flat), 0, t.dtype, t.device)
+    return Tensor(t._storage, flat, merged, offset, t.dtype, t.device)
+
+
+class Linear(Function):
+    """y = x W^T + b (PyTorch's ``F.linear``), one op instead of transpose, matmul and add.
+
+    With ``x`` flattened to ``[N, in]`` and ``g`` the gradient flattened to ``[N, out]``:
+    ``dx = g W``, ``dW = g^T x``, ``db = sum of g over N``.
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        ctx.save_for_backward(x, weight)
+        ctx.has_bias = bias is not None
+        features_in, features_out = weight._shape[1], weight._shape[0]
+        rows = numel(x._shape[:-1])
+        x2 = as_batch(x.reshape(rows, features_in), (), rows, features_in)
+        w_t = Tensor(weight._storage, (1, features_in, features_out),
+                     (0, weight._strides[1], weight._strides[0]), weight._offset,
+                     weight.dtype, weight.device)  # fmt: skip
+        out = Tensor._empty((1, rows, features_out), x.dtype, x.device)
+        dispatch.matmul(out, x2, w_t)
+        if bias is not None:
+            bias_view = Tensor(bias._storage, out._shape, (0, 0, bias._strides[0]), bias._offset,
+                               bias.dtype, bias.device)  # fmt: skip
+            dispatch.zip("add", out, out, bias_view)
+        shape = x._shape[:-1] + (features_out,)
+        return out._view(shape, _strides(shape), 0)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        x, weight = ctx.saved_tensors
+        g2 = grad.reshape(-1, weight.shape[0])
+        grad_x = (g2 @ weight).reshape(x.shape) if ctx.needs_input_grad[0] else None
+        grad_w = g2.mT @ x.reshape(-1, weight.shape[1]) if ctx.needs_input_grad[1] else None
+        grad_b = g2.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+        return grad_x, grad_w, grad_b
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``."""
+    if x.ndim == 0 or weight.ndim != 2 or x._shape[-1] != weight._shape[1]:
+        _check(x, weight.mT if weight.ndim == 2 else weight)
+        raise RuntimeError(f"linear(): weight must be 2-D, got shape {list(weight.shape)}")
+    if x.dtype is not weight.dtype or (bias is not None and bias.dtype is not x.dtype):
+        _check(x, weight.mT)  # raises the dtype error
+    if bias is not None and tuple(bias.shape) != (weight._shape[0],):
+        return Linear.apply(x, weight, None) + bias
+    return Linear.apply(x, weight, bias)
 
 
 def _strides(shape: tuple) -> tuple:

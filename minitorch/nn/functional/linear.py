@@ -5,6 +5,7 @@ from __future__ import annotations
 from minitorch import creation
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64
+from minitorch.ops import linalg
 from minitorch.ops.indexing import Gather, ScatterAdd
 from minitorch.ops.shape import flatten as _flatten
 from minitorch.tensor import Tensor
@@ -13,10 +14,11 @@ from minitorch.tensor import Tensor
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """``y = x W^T + b`` with ``W`` of shape ``[out_features, in_features]``.
 
-    ``weight.mT`` is a transposed *view* (no copy); the matmul kernel reads it strided.
+    One autograd op (``minitorch/ops/linalg.py``): the kernel reads ``W`` through a
+    transposed view (no copy) and adds the bias in place, and the backward is
+    ``dx = g W``, ``dW = g^T x``, ``db = sum(g)``.
     """
-    out = input @ weight.mT
-    return out + bias if bias is not None else out
+    return linalg.linear(input, weight, bias)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
