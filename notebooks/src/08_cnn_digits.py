@@ -5,36 +5,37 @@
 # **strided view** (chapter 2) and a **matrix multiplication** (chapter 5), add **max
 # pooling** as a view plus a reduction, and train a small CNN that reads handwritten
 # digits. No new kernel is needed: that is the design of minitorch (and the classic
-# "im2col" strategy that made early GPU CNN libraries fast).
+# "im2col" strategy that made early GPU CNN libraries fast). Having built them from
+# scratch, we check them against the library's `nn.Conv2d` and `nn.MaxPool2d` (which use
+# the same idea) and train the CNN with `nn`, `optim` and `DataLoader`.
 #
 # Exercises: `exercises/08_cnn_digits.ipynb` (`conv2d` from `as_strided` and `@`).
 
 # %% setup(backend="numba")
 
 # %%
-import math
-
 import numpy as np
-from sklearn.datasets import load_digits
 
 import minitorch
-from minitorch.testing.training_checks import accuracy, cross_entropy
+from minitorch import nn, optim
+from minitorch.data import DataLoader, Digits
 
 # %% [markdown]
 # ## The data
 #
-# scikit-learn ships 1,797 handwritten digits of 8×8 pixels (a small cousin of MNIST's
-# 28×28), so nothing is downloaded. Each image becomes a tensor `[1, 8, 8]` (one channel).
+# `minitorch.data.Digits` holds the 1,797 handwritten digits of 8×8 pixels that
+# scikit-learn ships (a small cousin of MNIST's 28×28), so nothing is downloaded. Each
+# image is a tensor `[1, 8, 8]` (one channel) with pixels in `[0, 1]`; a fixed split
+# keeps 20% aside for testing.
 
 # %%
-digits = load_digits()
-images = minitorch.tensor((digits.images / 16.0).astype(np.float32)).unsqueeze(1)   # [N, 1, 8, 8]
-labels = minitorch.tensor(digits.target.astype(np.int64))
-x_train, y_train = images[:1400], labels[:1400]
-x_test, y_test = images[1400:], labels[1400:]
-print(images.shape, "first labels:", labels[:10].tolist())
-for row in digits.images[0]:
-    print("".join(" .:-=+*#%@"[min(9, int(v) * 10 // 17)] for v in row))
+train_set, test_set = Digits(train=True), Digits(train=False)
+x_train, y_train = train_set.data, train_set.targets
+x_test, y_test = test_set.data, test_set.targets
+print(train_set, "|", test_set)
+print("first labels:", y_train[:10].tolist())
+for row in x_train[0, 0].numpy():
+    print("".join(" .:-=+*#%@"[min(9, int(v * 10))] for v in row))
 
 # %% [markdown]
 # ## Convolution = sliding windows + matmul
@@ -102,61 +103,68 @@ def max_pool2d(x):
 print(max_pool2d(minitorch.arange(16.0).view(1, 1, 4, 4)))
 
 # %% [markdown]
+# ## The library's versions
+#
+# `nn.functional.conv2d` and `nn.Conv2d` (in `minitorch/nn/conv.py`) are the same
+# view-plus-matmul, with stride, padding and dilation added; `nn.MaxPool2d` is a view
+# plus a `max`. They agree with ours:
+
+# %%
+weight, bias = minitorch.randn(8, 1, 3, 3), minitorch.randn(8)
+ours = conv2d(x_train[:16], weight, bias)
+library = nn.functional.conv2d(x_train[:16], weight, bias)
+print("conv2d:", tuple(ours.shape), "largest difference:", (ours - library).abs().max().item())
+pooled = nn.MaxPool2d(2)(ours)
+print("max pool:", tuple(pooled.shape), "equal:", bool((pooled == max_pool2d(ours)).all()))
+
+# %% [markdown]
 # ## A small CNN
 #
 # conv 3×3 (1 → 8 channels) → ReLU → 2×2 max pool → flatten → linear (8·3·3 → 10). The
-# 8×8 image becomes 6×6 after the convolution and 3×3 after pooling.
+# 8×8 image becomes 6×6 after the convolution and 3×3 after pooling. The training loop is
+# chapter 7's, with Adam and mini-batches of 64.
 
 # %%
-class TinyCNN:
-    def __init__(self, channels=8):
-        minitorch.manual_seed(0)
-        self.conv_w = (minitorch.randn(channels, 1, 3, 3) * (1 / 3)).requires_grad_()
-        self.conv_b = minitorch.zeros(channels, requires_grad=True)
-        features = channels * 3 * 3
-        self.fc_w = (minitorch.randn(features, 10) * (1 / math.sqrt(features))).requires_grad_()
-        self.fc_b = minitorch.zeros(10, requires_grad=True)
-
-    def parameters(self):
-        return [self.conv_w, self.conv_b, self.fc_w, self.fc_b]
-
-    def __call__(self, x):
-        h = max_pool2d(conv2d(x, self.conv_w, self.conv_b).relu())
-        return h.flatten(1) @ self.fc_w + self.fc_b
+minitorch.manual_seed(0)
+model = nn.Sequential(
+    nn.Conv2d(1, 8, kernel_size=3), nn.ReLU(), nn.MaxPool2d(2),
+    nn.Flatten(), nn.Linear(8 * 3 * 3, 10),
+)
+print(model)
 
 
-model = TinyCNN()
+def accuracy(model, x, y):
+    model.eval()
+    with minitorch.no_grad():
+        correct = (model(x).argmax(dim=1) == y).float().mean().item()
+    model.train()
+    return correct
+
+
+optimizer = optim.Adam(model.parameters(), lr=0.01)
+loader = DataLoader(train_set, batch_size=64, shuffle=True)
 print("before training, test accuracy:", f"{accuracy(model, x_test, y_test):.1%}")
-lr = 0.5
 for epoch in range(4):
-    order = minitorch.randperm(len(x_train))
-    for start in range(0, len(x_train), 50):
-        index = order[start:start + 50]
-        loss = cross_entropy(model(x_train.index_select(0, index)), y_train.index_select(0, index))
-        for p in model.parameters():
-            p.grad = None
+    for xb, yb in loader:
+        loss = nn.functional.cross_entropy(model(xb), yb)
+        optimizer.zero_grad()
         loss.backward()
-        with minitorch.no_grad():
-            for p in model.parameters():
-                p -= lr * p.grad
+        optimizer.step()
     print(f"epoch {epoch}: loss {loss.item():.3f}, test accuracy {accuracy(model, x_test, y_test):.1%}")
 
 # %% [markdown]
-# A few epochs on a CPU reach roughly 85-95% test accuracy on these small digits (more
-# epochs or channels push it higher). Look at
-# what the filters learned: each is a 3×3 pattern the network found useful (edges,
-# strokes, corners).
+# Four epochs (a few seconds on a CPU) reach about 93% test accuracy; twenty epochs reach
+# about 98-99% (change `range(4)` and see). Look at what the filters learned: each is a
+# 3×3 pattern the network found useful (edges, strokes, corners).
 
 # %%
+conv = model[0]
 for o in range(3):
-    filter_ = model.conv_w[o, 0].detach().numpy()
+    filter_ = conv.weight[o, 0].detach().numpy()
     print(f"filter {o}:\n", np.array2string(filter_, precision=2, suppress_small=True))
 
 # %% [markdown]
-# With the full library the same network reads like PyTorch:
-# `nn.Sequential(nn.Conv2d(1, 8, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(72, 10))`;
-# `minitorch/nn/conv.py` implements `Conv2d` with exactly the view-plus-matmul idea above
-# (plus stride and padding).
+# Save it like any model (chapter 7): `minitorch.save(model.state_dict(), "digits.safetensors")`.
 #
 # ## Summary
 #
@@ -164,8 +172,9 @@ for o in range(3):
 #   windows share memory) followed by **one matmul** with the flattened filters; the
 #   flatten is the im2col copy. Autograd differentiates it with no new code.
 # * **Max pooling** is a `view` that splits each spatial dimension plus a `max` reduction.
-# * A tiny CNN (conv, ReLU, pool, linear) learns 8×8 digits in a few CPU epochs, and
-#   every kernel it ran was one of the primitives of chapter 3.
+# * `nn.Conv2d` and `nn.MaxPool2d` are these same two ideas. A tiny CNN (conv, ReLU,
+#   pool, linear) learns 8×8 digits to about 93% in four CPU epochs (98-99% in twenty),
+#   and every kernel it ran was one of the primitives of chapter 3.
 #
 # That completes the course: you have seen every layer of a deep-learning framework, from
 # strides to a trained CNN. Exercises: `exercises/08_cnn_digits.ipynb`.

@@ -19,7 +19,9 @@ from minitorch.testing.training_checks import check_training, cross_entropy
 # clear old gradients, `loss.backward()`, and update every parameter in place under
 # `with minitorch.no_grad():` (`p -= lr * p.grad`). Full-batch gradient descent with a
 # learning rate near 1 and about 100 steps is enough; mini-batches and momentum are
-# welcome.
+# welcome. Once your loop works by hand, try the library's optimizer instead:
+# `opt = minitorch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)`, then
+# `opt.zero_grad()` and `opt.step()` in the loop.
 
 # %% exercise=train
 def train(model, x, y):
