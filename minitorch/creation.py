@@ -132,7 +132,9 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
             data = _unwrap_tensors(data)
         array = np.array(data)
         if array.dtype == object:
-            raise TypeError(f"can't make a tensor from {type(data).__name__} of mixed types")
+            kinds = {type(v).__name__ for v in np.asarray(array).reshape(-1)
+                     if not isinstance(v, (bool, int, float))}  # fmt: skip
+            raise RuntimeError(f"Could not infer dtype of {', '.join(sorted(kinds)) or 'object'}")
         inferred = _infer_dtype(array) if array.size or array.dtype.kind != "f" else get_default_dtype()
     return _finish(array, as_dtype(dtype) if dtype is not None else inferred, device, requires_grad)
 
@@ -219,6 +221,9 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:  # fmt: skip
     """The identity matrix (``n x m``)."""
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return _finish(np.eye(n, m), as_dtype(dtype or get_default_dtype()), device, requires_grad)
 
 

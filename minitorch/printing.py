@@ -53,7 +53,7 @@ def format_values(array: np.ndarray) -> str:
 def tensor_repr(t: Any) -> str:
     array = t.detach().cpu()._host_array()
     if t.numel() == 0:
-        body = "[]" if t.ndim == 1 else f"size={tuple(t.shape)}"
+        body = "[]" if t.ndim == 1 else f"[], size={tuple(t.shape)}"
     else:
         body = format_values(array)
     extras = []

@@ -36,16 +36,37 @@ def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
         dtype = get_default_dtype()  # true division of integers gives floats
     if op in ("logical_and", "logical_or"):
         dtype = bool_
+    _check_bool_operands(op, a, b, dtype)
     a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
     if op in ("floordiv", "remainder") and not dtype.is_floating_point:
-        if (b == 0).any():
-            raise ZeroDivisionError(f"integer {op} by zero in {like.dtype} tensors")
+        if (b == 0).any():  # would crash a CUDA kernel (SIGFPE) and means nothing
+            raise RuntimeError(
+                f"ZeroDivisionError: integer {'//' if op == 'floordiv' else '%'} by zero"
+            )
     if op == "pow" and not dtype.is_floating_point and dtype is not bool_:
         if (b < 0).any():
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     shape, (a, b) = broadcast_all(a, b)
     out = Tensor._empty(shape, bool_ if op in COMPARISONS else dtype, like.device)
     return out, a, b
+
+
+def _is_bool(value: Any) -> bool:
+    return value.dtype is bool_ if isinstance(value, Tensor) else isinstance(value, bool)
+
+
+def _check_bool_operands(op: str, a: Any, b: Any, dtype: Any) -> None:
+    """PyTorch refuses arithmetic that makes no sense on booleans."""
+    if op == "sub" and (_is_bool(a) or _is_bool(b)):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    if op == "pow" and not isinstance(b, Tensor):
+        return  # PyTorch allows a bool tensor to a scalar power
+    if op in ("floordiv", "remainder", "pow") and dtype is bool_:
+        name = {"floordiv": "div_floor_cpu", "remainder": "remainder_cpu", "pow": "pow"}[op]
+        raise NotImplementedError(f'"{name}" not implemented for \'Bool\'')
 
 
 def apply_zip(op: str, a: Any, b: Any) -> Tensor:
@@ -206,7 +227,11 @@ class Where(Function):
         if not isinstance(a, Tensor) and not isinstance(b, Tensor) and dtype.is_floating_point:
             dtype = get_default_dtype()
         a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
-        cond = as_operand(cond, bool_, like)
+        if cond.dtype is not bool_:
+            raise RuntimeError(
+                "where expected condition to be a boolean tensor, but got a tensor with "
+                f"dtype {cond.dtype.name.capitalize()}"
+            )
         shape, (cond, a, b) = broadcast_all(cond, a, b)
         ctx.save_for_backward(cond)
         out = Tensor._empty(shape, dtype, like.device)

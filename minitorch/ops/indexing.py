@@ -93,6 +93,11 @@ def _parse_key(x: Tensor, key: Any) -> tuple[list, list]:
             dim += 1
         elif isinstance(item, bool):
             raise IndexError("indexing with a Python bool is not supported; use a mask tensor")
+        elif isinstance(item, float):
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                "Variables are valid indices (got float)"
+            )
         elif isinstance(item, (int, np.integer)):
             size = x._shape[source_dim]
             if not -size <= item < size:
@@ -301,7 +306,7 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if index.dtype not in (int64, int32):
-        raise IndexError("index_select(): Expected dtype int32/int64 for index")
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     index = cast(index, int64).reshape(-1)
     size = x._shape[d] if x.ndim else 1
     if index.numel() and ((index >= size).any() or (index < 0).any()):

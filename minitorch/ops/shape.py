@@ -405,7 +405,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     checked = [t for t in tensors if not _is_legacy_empty(t)] or tensors
     d = layout.normalize_dim(dim, checked[0].ndim)
     reference = checked[0]
