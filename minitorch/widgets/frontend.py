@@ -1,0 +1,164 @@
+"""How a widget's front end (the plain ES modules in ``widgets/``) reaches the browser.
+
+Each widget is an `anywidget <https://anywidget.dev>`_: a Python object whose traits
+(``state``, ``selected``...) are kept in sync with a JavaScript model in the page, plus
+one ES module that draws it. anywidget loads that module from a *string*, so a module
+cannot ``import`` its neighbours by relative path. ``bundle`` therefore inlines them,
+each dependency in its own function scope (so two files may both define ``render``)::
+
+    widgets/graph.js:   import { el, svgEl } from "./common.js";
+    bundle("graph.js"): const __module_common_js = (() => { ...common.js...
+                                                            return { el, svgEl, ... }; })();
+                        const { el, svgEl } = __module_common_js;
+                        ...the rest of graph.js...
+
+Only this one import form is allowed (named imports from ``"./file.js"``, one per line,
+without ``as``). A dependency's ``export default`` line is dropped. The files stay real
+ES modules a student can read.
+
+``MinitorchWidget`` is the base class: it adds the *static fallback* every widget has
+(``to_text`` for terminals, ``to_svg`` for nbconvert and slides) to the interactive view.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from minitorch.resources import resource_dir
+
+try:
+    import anywidget
+    import traitlets
+except ImportError as error:  # pragma: no cover - depends on the installation
+    raise ImportError(
+        "minitorch.widgets needs anywidget and ipywidgets: pip install 'minitorch[widgets]'"
+    ) from error
+
+IMPORT_LINE = re.compile(r'^import\s*\{([\w$\s,]*)\}\s*from\s*"\./([\w.-]+\.js)";[ \t]*$', re.M)
+ANY_LOCAL_IMPORT = re.compile(r'^\s*import\b.*["\']\./', re.M)
+EXPORTED_NAME = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+([\w$]+)", re.M)
+EXPORT_KEYWORD = re.compile(r"^export\s+(?=(async\s+)?(function|const|let|class)\b)", re.M)
+EXPORT_DEFAULT = re.compile(r"^export\s+default\b.*$", re.M)
+
+
+def widgets_folder() -> Path:
+    return resource_dir("widgets")
+
+
+def _module_variable(name: str) -> str:
+    return "__module_" + re.sub(r"\W", "_", name)
+
+
+def bundle(entry: str) -> str:
+    """``entry`` (a file in ``widgets/``) and every local module it imports, as one
+    ES module: dependencies first, each once, each in its own scope."""
+    folder = widgets_folder()
+    order: list[str] = []
+
+    def visit(name: str, chain: tuple[str, ...]) -> None:
+        if name in order:
+            return
+        if name in chain:
+            raise RuntimeError(f"widgets/{name}: circular import via {' -> '.join(chain)}")
+        source = (folder / name).read_text(encoding="utf-8")
+        for names, dependency in IMPORT_LINE.findall(source):
+            if not all(re.fullmatch(r"[\w$]+", n.strip()) for n in names.split(",") if n.strip()):
+                raise RuntimeError(f"widgets/{name}: import names plainly, without `as`: {{{names}}}")
+            visit(dependency, chain + (name,))
+        order.append(name)
+
+    def link_imports(source: str) -> str:
+        return IMPORT_LINE.sub(lambda m: f"const {{{m.group(1)}}} = {_module_variable(m.group(2))};", source)
+
+    visit(entry, ())
+    parts = []
+    for name in order:
+        source = (folder / name).read_text(encoding="utf-8")
+        if ANY_LOCAL_IMPORT.search(IMPORT_LINE.sub("", source)):
+            raise RuntimeError(
+                f'widgets/{name}: use only `import {{ a, b }} from "./file.js";` for local '
+                "modules (one per line, no `as`), so that bundle() can inline them"
+            )
+        source = link_imports(source)
+        if name != entry:
+            exported = ", ".join(EXPORTED_NAME.findall(source))
+            body = EXPORT_DEFAULT.sub("", EXPORT_KEYWORD.sub("", source))
+            source = f"const {_module_variable(name)} = (() => {{\n{body}\nreturn {{ {exported} }};\n}})();"
+        parts.append(f"// ===== widgets/{name} =====\n{source}")
+    return "\n".join(parts)
+
+
+def styles(*names: str) -> str:
+    """The CSS files ``names`` from ``widgets/``, concatenated."""
+    folder = widgets_folder()
+    return "\n".join((folder / name).read_text(encoding="utf-8") for name in names)
+
+
+class MinitorchWidget(anywidget.AnyWidget):
+    """Base of the minitorch widgets: the live view, plus static pictures and text.
+
+    Where a Jupyter front end runs the widget (JupyterLab, Colab, VS Code) it is
+    interactive. Everywhere else the same output carries a static fallback: an SVG
+    picture for HTML (``nbconvert`` without widget state) and text for terminals.
+    ``error`` holds the message of the last rejected user input (empty when fine):
+    the front end shows it in the widget instead of raising.
+    """
+
+    error = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.on_msg(self._send_svg_on_request)
+
+    def _send_svg_on_request(self, _widget: Any, content: dict, _buffers: Any) -> None:
+        """The front end's "SVG" button asks for the static picture drawn here."""
+        if content.get("type") == "export":
+            self.send({"type": "svg", "svg": self.to_svg()})
+
+    def to_text(self) -> str:
+        """A plain-text description (what a terminal shows)."""
+        raise NotImplementedError
+
+    def to_svg(self) -> str:
+        """A static SVG picture of the widget's current state (for slides and HTML)."""
+        raise NotImplementedError
+
+    def save(self, path: str | Path) -> Path:
+        """Write the static picture to ``path`` (``.svg``) or the text (``.txt``)."""
+        path = Path(path)
+        if path.suffix == ".svg":
+            path.write_text(self.to_svg(), encoding="utf-8")
+        elif path.suffix == ".txt":
+            path.write_text(self.to_text(), encoding="utf-8")
+        else:
+            raise ValueError(f"save() writes .svg or .txt files, not {path.suffix!r}")
+        return path
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict] | None:
+        bundle_ = super()._repr_mimebundle_(**kwargs)
+        if bundle_ is None:
+            return None
+        data, metadata = bundle_
+        text = self.to_text()
+        data["text/plain"] = text
+        data["text/html"] = (
+            f'<div class="minitorch-static">{self.to_svg()}'
+            f"<details><summary>as text</summary><pre>{html.escape(text)}</pre></details></div>"
+        )
+        return data, metadata
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+    def _guarded(self, action: Any, *args: Any) -> Any:
+        """Run a user action from the front end; turn a bad input into ``error``."""
+        try:
+            result = action(*args)
+        except (ValueError, RuntimeError, IndexError, TypeError, KeyError) as problem:
+            self.error = f"{type(problem).__name__}: {problem}"
+            return None
+        self.error = ""
+        return result

@@ -1,0 +1,286 @@
+"""The graph viewer: ``minitorch.widgets.graph(output, params=None)``.
+
+It draws the backward graph behind ``output`` (extracted by ``graph_extract.py``, laid
+out by ``graph_layout.py``: no Graphviz needed) and lets you
+
+* click a node for its details: op, inputs, saved tensors, values and gradient, and the
+  dispatch records of its forward (when run inside ``widgets.watch``) and backward;
+* press *backward* and step through the engine's real order, one node at a time:
+  the gradient each node receives, what it sends along each edge, the sums that
+  un-broadcast, and where contributions accumulate (``record_backward`` in ``watch.py``);
+* toggle saved tensors, collapse ``nn.Module``s, pan and zoom;
+* open a tensor's layout in the stride visualizer (``open_strides``);
+* refresh it during training with ``update(loss)`` (at most every ``interval`` seconds).
+
+    >>> loss = (x @ w + b).relu().sum()
+    >>> g = minitorch.widgets.graph(loss, params={"w": w, "b": b})     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import traitlets
+
+from minitorch.tensor import Tensor
+from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
+from minitorch.widgets.graph_extract import Graph, collapse, extract, module_paths, record_json
+from minitorch.widgets.graph_layout import Layout, dot_available, dot_layout, layered_layout
+from minitorch.widgets.stride_state import ViewChain
+from minitorch.widgets.svg import COLORS, Drawing, text_width
+from minitorch.widgets.tensor_info import describe, describe_text
+from minitorch.widgets.watch import record_backward, step_of
+
+
+def parameter_names(params: Any) -> dict[int, str]:
+    """``{id(tensor): name}`` from a dict, ``(name, tensor)`` pairs or an nn.Module."""
+    if params is None:
+        return {}
+    if hasattr(params, "named_parameters"):
+        params = params.named_parameters()
+    items = params.items() if isinstance(params, dict) else params
+    names = {}
+    for name, t in items:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"params: {name!r} is a {type(t).__name__}, not a tensor")
+        names[id(t)] = str(name)
+    return names
+
+
+def node_sublabel(node: dict) -> str:
+    """The second line of a node's box: a shape, or a module's size."""
+    if node["kind"] == "module":
+        return f"{node.get('module_type') or 'module'} · {len(node['members'])} nodes"
+    if "tensor" in node:
+        info = node["tensor"]
+        return f"{info['dtype']} {tuple(info['shape'])}"
+    outputs = node.get("outputs") or [{}]
+    return str(tuple(outputs[0].get("shape", ())))
+
+
+def node_size(node: dict) -> tuple[float, float]:
+    width = max(text_width(node["label"], 12), text_width(node_sublabel(node), 10)) + 20
+    return max(width, 60.0), 36.0
+
+
+def summed_dims(local: Tensor | None, delivered: Tensor | None) -> list[int]:
+    """The dims of ``local`` that un-broadcasting (``sum_to``) summed away."""
+    if local is None or delivered is None or tuple(local.shape) == tuple(delivered.shape):
+        return []
+    extra = local.ndim - delivered.ndim
+    kept = [extra + d for d, size in enumerate(delivered.shape) if size == 1 and local.shape[extra + d] != 1]
+    return list(range(extra)) + kept
+
+
+def steps_json(graph: Graph) -> list[dict]:
+    """The recorded backward steps of this graph's nodes, in the engine's order."""
+    found = [(step.order, node_id, node, step) for node, node_id in graph.ids.items()
+             if (step := step_of(node)) is not None]  # fmt: skip
+    received: dict[str, int] = defaultdict(int)
+    steps = []
+    for _, node_id, node, step in sorted(found, key=lambda entry: entry[0]):
+        edges = []
+        for slot, (next_node, _) in enumerate(node.next_functions):
+            if next_node is None or next_node not in graph.ids:
+                continue
+            target = graph.ids[next_node]
+            local = step.local[slot] if slot < len(step.local) else None
+            delivered = step.delivered[slot] if slot < len(step.delivered) else None
+            if delivered is not None:
+                received[target] += 1
+            edges.append({
+                "target": target, "local": describe(local, 16), "delivered": describe(delivered, 16),
+                "summed_dims": summed_dims(local, delivered),
+                "contribution": received[target], "of": graph.fan_in.get(target, 1),
+            })  # fmt: skip
+        steps.append({"node": node_id, "label": node.name(), "seq": node.sequence_nr,
+                      "incoming": [describe(g, 16) for g in step.incoming], "edges": edges,
+                      "records": [record_json(r) for r in step.records]})  # fmt: skip
+    return steps
+
+
+class GraphWidget(MinitorchWidget):
+    """The autograd graph of some outputs (see the module docstring)."""
+
+    _esm = bundle("graph.js")
+    _css = styles("common.css", "strides.css", "graph.css")
+
+    graph = traitlets.Dict().tag(sync=True)  # nodes, edges, layout, modules, stats
+    steps = traitlets.List().tag(sync=True)  # recorded backward steps (steps_json)
+    step = traitlets.Int(-1).tag(sync=True)  # the step shown (-1: none)
+    show_saved = traitlets.Bool(False).tag(sync=True)
+    collapsed = traitlets.List().tag(sync=True)  # module paths drawn as one node
+    selected = traitlets.Unicode("").tag(sync=True)  # id of the clicked node
+    linked = traitlets.Dict().tag(sync=True)  # a tensor's stride view, opened from details
+    updates = traitlets.Int(0).tag(sync=True)  # how many times live mode refreshed
+
+    def __init__(self, outputs: list[Tensor], names: dict[int, str], layout: str = "layered",
+                 interval: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+        super().__init__()
+        if layout not in ("layered", "dot"):
+            raise ValueError(f"layout must be 'layered' or 'dot', not {layout!r}")
+        if layout == "dot" and not dot_available():
+            raise RuntimeError("layout='dot' needs Graphviz's dot program; use layout='layered'")
+        self.outputs, self.names, self.layout_engine = outputs, names, layout
+        self.interval, self.clock = interval, clock
+        self._last_refresh = -float("inf")
+        self._cached: tuple[Any, Layout] | None = None
+        self.extracted = Graph()
+        self.refresh()
+        self.observe(lambda _change: self.refresh(), names=["show_saved", "collapsed"])
+        self.on_msg(self._on_front_end_message)
+
+    # ----- Python API -------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Extract the graph again (values, grads, steps) and send it to the browser."""
+        self.extracted = extract(self.outputs, self.names, self.show_saved)
+        shown = collapse(self.extracted, self.collapsed) if self.collapsed else self.extracted
+        sizes = {n["id"]: node_size(n) for n in shown.nodes}
+        edges = [(e["source"], e["target"]) for e in shown.edges]
+        signature = (tuple(sorted(sizes.items())), tuple(edges))
+        start = time.perf_counter()
+        if self._cached is not None and self._cached[0] == signature:
+            layout = self._cached[1]  # same structure as last time: keep every node still
+        else:
+            layout = dot_layout(sizes, edges) if self.layout_engine == "dot" else layered_layout(sizes, edges)
+            self._cached = (signature, layout)
+        layout_ms = (time.perf_counter() - start) * 1000
+        steps = steps_json(self.extracted)
+        grads = {s["node"]: s["incoming"][0] for s in steps if s["incoming"]}
+        group = {m: n["id"] for n in shown.nodes if n["kind"] == "module" for m in n["members"]}
+        nodes = []
+        for n in shown.nodes:
+            extra = {"sub": node_sublabel(n)}
+            if n["id"] in grads and n["kind"] in ("op", "view"):
+                extra["grad"] = grads[n["id"]]
+            nodes.append({**n, **extra})
+        self.graph = {
+            "nodes": nodes, "edges": shown.edges, "layout": layout.to_json(), "group": group,
+            "modules": module_paths(self.extracted),
+            "stats": {"nodes": len(shown.nodes), "edges": len(shown.edges), "rows": layout.rows,
+                      "layout_ms": round(layout_ms, 1), "engine": self.layout_engine},
+        }  # fmt: skip
+        self.steps = steps
+        if self.step >= len(steps):
+            self.step = -1
+
+    def backward(self) -> None:
+        """Run ``backward()`` from the outputs (gradient 1 everywhere), recording every
+        step of the engine, then show the steps. Keeps the graph (``retain_graph``) so
+        saved tensors stay visible; running it again accumulates into ``.grad``."""
+        record_backward(self.outputs, retain_graph=True)
+        self.step = -1
+        self.refresh()
+
+    def update(self, output: Tensor | None = None, force: bool = False) -> bool:
+        """Live mode: show a new ``output`` (e.g. this iteration's loss) with fresh
+        values and grads. Refreshes at most once every ``interval`` seconds unless
+        ``force``; returns whether it refreshed. The layout stays when the graph has
+        the same structure, so nodes do not jump around."""
+        if output is not None:
+            self.outputs = [output] if isinstance(output, Tensor) else list(output)
+        now = self.clock()
+        if not force and now - self._last_refresh < self.interval:
+            return False
+        self._last_refresh = now
+        self.refresh()
+        self.updates += 1
+        return True
+
+    def tensor(self, node_id: str | None = None) -> Tensor:
+        """The tensor drawn at a node (a leaf, an output or a saved tensor)."""
+        node_id = node_id or self.selected
+        if node_id not in self.extracted.tensors:
+            raise KeyError(f"node {node_id!r} holds no tensor (click a leaf, output or saved tensor)")
+        return self.extracted.tensors[node_id]
+
+    def open_strides(self, node_id: str | None = None) -> Any:
+        """A stride visualizer for the tensor at ``node_id`` (default: the selected one)."""
+        from minitorch.widgets.strides import strides
+
+        return strides(self.tensor(node_id), names=[self._label(node_id or self.selected)])
+
+    def _label(self, node_id: str) -> str:
+        return next((n["label"] for n in self.extracted.nodes if n["id"] == node_id), node_id)
+
+    # ----- messages from the browser ---------------------------------------------------
+
+    def _on_front_end_message(self, _widget: Any, content: dict, _buffers: Any) -> None:
+        kind = content.get("type")
+        if kind == "backward":
+            self._guarded(self.backward)
+        elif kind == "open":
+            self._guarded(self._open_linked, content.get("node", ""))
+
+    def _open_linked(self, node_id: str) -> None:
+        label = self._label(node_id)
+        chain = ViewChain([self.tensor(node_id).detach()], [label])
+        self.linked = {"node": node_id, "title": label, "state": chain.state()}
+
+    # ----- static fallbacks ------------------------------------------------------------
+
+    def to_text(self) -> str:
+        nodes = {n["id"]: n for n in self.extracted.nodes}
+        inputs = defaultdict(list)
+        for e in self.extracted.edges:
+            if e["kind"] == "data":
+                inputs[e["target"]].append(e["source"])
+        lines, shown = [], set()
+
+        def visit(node_id: str, depth: int) -> None:
+            if len(lines) >= 200:
+                return
+            n = nodes[node_id]
+            text = f"{'  ' * depth}{n['label']}  {node_sublabel(n)}"
+            if node_id in shown:
+                lines.append(text + "  (see above)")
+                return
+            shown.add(node_id)
+            if n.get("grad"):
+                text += f"  grad {describe_text(n['grad'])}"
+            lines.append(text)
+            for source in inputs[node_id]:
+                visit(source, depth + 1)
+
+        roots = [n["id"] for n in self.extracted.nodes if n["kind"] == "output"]
+        for root in roots:
+            visit(root, 0)
+        if len(lines) >= 200:
+            lines.append(f"... ({len(nodes)} nodes in all)")
+        return "\n".join(lines)
+
+    def to_svg(self) -> str:
+        layout = self.graph["layout"]
+        margin = 12
+        drawing = Drawing(layout["width"] + 2 * margin, layout["height"] + 2 * margin)
+        for edge, route in zip(self.graph["edges"], layout["routes"]):
+            points = [(x + margin, y + margin) for x, y in route]
+            drawing.path(points, dash=edge["kind"] == "saved")
+        fills = {"op": "op", "view": "op", "leaf": "leaf", "param": "param", "output": "output",
+                 "saved": "saved", "module": "module"}  # fmt: skip
+        for node in self.graph["nodes"]:
+            x, y, w, h = layout["boxes"][node["id"]]
+            x, y = x + margin, y + margin
+            drawing.rect(x, y, w, h, fill=fills[node["kind"]], stroke=COLORS["line"], radius=6,
+                         dash=node["kind"] == "view")  # fmt: skip
+            drawing.text(x + w / 2, y + 15, node["label"], size=12, bold=node["kind"] != "op")
+            drawing.text(x + w / 2, y + 29, node["sub"], size=10, color="muted")
+        return str(drawing)
+
+
+def graph(output: Tensor | Iterable[Tensor], params: Any = None, layout: str = "layered") -> GraphWidget:
+    """The autograd graph behind ``output`` (a tensor or a list of them).
+
+    ``params`` names the leaves: a dict ``{name: tensor}``, ``(name, tensor)`` pairs, or
+    an ``nn.Module`` (its ``named_parameters()``; run the forward inside
+    ``minitorch.widgets.watch(model)`` to also group nodes by module). ``layout`` is
+    ``"layered"`` (ours, always available) or ``"dot"`` (Graphviz, when installed).
+    """
+    outputs = [output] if isinstance(output, Tensor) else list(output)
+    if not outputs or not all(isinstance(t, Tensor) for t in outputs):
+        raise TypeError("graph() expects a tensor or a list of tensors")
+    return GraphWidget(outputs, parameter_names(params), layout=layout)

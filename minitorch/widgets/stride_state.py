@@ -1,0 +1,431 @@
+"""The stride visualizer's state: a chain of views over one (or a few) storages.
+
+The widget starts from the tensors you pass and lets you derive new views from them
+(``permute``, slicing, ``expand``, ``view``...). Every derived view is made by the *real*
+minitorch op, so what the widget draws is what minitorch does:
+
+* a view op returns a tensor over the **same storage** (same cells, new
+  ``shape``/``strides``/``offset``);
+* ``reshape``, ``contiguous`` and ``flip`` may return a **copy**: a new storage, drawn as
+  a second strip, and writes through the copy no longer reach the original.
+
+For drawing, each view is turned into its *positions*: the storage position of each
+logical element, in row-major order, computed with ``minitorch.layout``'s own
+``index_to_position``. The browser only looks these numbers up; it does no stride
+arithmetic of its own. Everything here is plain Python, tested without a browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from minitorch.autograd import no_grad
+from minitorch.layout import (
+    broadcast_shapes,
+    check_as_strided,
+    index_to_position,
+    is_contiguous,
+    numel,
+    ordinal_to_index,
+    storage_span,
+    view_strides,
+)
+from minitorch.tensor import Tensor
+from minitorch.widgets.tensor_info import storage_values
+
+MAX_ELEMENTS = 1024  # the most logical elements (or storage cells) a view may draw
+
+
+# --------------------------------------------------------------------------------------
+# Reading what the user typed
+# --------------------------------------------------------------------------------------
+
+
+def parse_ints(text: str) -> tuple[int, ...]:
+    """``"2, 3"``, ``"(2, 3)"``, ``"[2 3]"`` -> ``(2, 3)``; ``""`` -> ``()``."""
+    cleaned = text.strip().strip("()[]").replace(",", " ")
+    try:
+        return tuple(int(token) for token in cleaned.split())
+    except ValueError:
+        raise ValueError(f"expected whole numbers separated by commas, like 2, 3 (got {text!r})") from None
+
+
+def parse_index(text: str) -> tuple:
+    """A Python index written as text: ``"[:, 1:3]"`` -> ``(slice(None), slice(1, 3))``.
+    Items may be integers, ``start:stop:step`` slices, ``None`` and ``...``."""
+    body = text.strip()
+    if body.startswith("[") and body.endswith("]"):
+        body = body[1:-1]
+    if not body.strip():
+        raise ValueError("type an index such as [:, 1:3] or [0, ::2]")
+    items: list[Any] = []
+    for item in body.split(","):
+        item = item.strip()
+        try:
+            if item == "...":
+                items.append(Ellipsis)
+            elif item == "None":
+                items.append(None)
+            elif ":" in item:
+                parts = [int(p) if p.strip() else None for p in item.split(":")]
+                if len(parts) > 3:
+                    raise ValueError
+                items.append(slice(*parts))
+            else:
+                items.append(int(item))
+        except ValueError:
+            raise ValueError(
+                f"could not read the index item {item!r}: use integers, start:stop:step slices, None or ..."
+            ) from None
+    return tuple(items)
+
+
+def parse_value(text: str, like: Tensor) -> bool | int | float:
+    """A number typed by the user, as the Python type of ``like``'s dtype."""
+    text = text.strip()
+    try:
+        if like.dtype.name == "bool":
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise ValueError
+            return text.lower() in ("true", "1")
+        if not like.dtype.is_floating_point:
+            return int(text)
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a {like.dtype.name} value") from None
+
+
+def _exactly(values: tuple[int, ...], count: int, what: str) -> tuple[int, ...]:
+    if len(values) != count:
+        raise ValueError(f"{what} takes {count} number{'s' * (count > 1)}, got {list(values)}")
+    return values
+
+
+def _as_strided(t: Tensor, text: str) -> Tensor:
+    parts = text.split(";")
+    if len(parts) != 3:
+        raise ValueError("as_strided takes size; stride; offset, e.g. 2, 2; 1, 1; 0")
+    size, stride = parse_ints(parts[0]), parse_ints(parts[1])
+    offset = _exactly(parse_ints(parts[2]), 1, "the offset")[0]
+    check_as_strided(size, stride, offset, t.untyped_storage_size())
+    return t.as_strided(size, stride, offset)
+
+
+# The view controls: op name -> (what to type, how to apply it to a tensor).
+VIEW_OPS: dict[str, tuple[str, Callable[[Tensor, str], Tensor]]] = {
+    "permute": ("dims, e.g. 1, 0", lambda t, a: t.permute(*parse_ints(a))),
+    "transpose": ("dim0, dim1", lambda t, a: t.transpose(*_exactly(parse_ints(a), 2, "transpose"))),
+    "index": ("an index, e.g. [:, 1:3] or [0, ::2]", lambda t, a: t[parse_index(a)]),
+    "expand": ("sizes, e.g. 3, 4 (-1 keeps a size)", lambda t, a: t.expand(*parse_ints(a))),
+    "unsqueeze": ("dim, e.g. 0", lambda t, a: t.unsqueeze(*_exactly(parse_ints(a), 1, "unsqueeze"))),
+    "squeeze": ("dims, or nothing for all", lambda t, a: t.squeeze(parse_ints(a) or None)),
+    "view": ("shape, e.g. 2, -1", lambda t, a: t.view(*parse_ints(a))),
+    "reshape": ("shape (copies if view can't)", lambda t, a: t.reshape(*parse_ints(a))),
+    "contiguous": ("nothing (copies if needed)", lambda t, a: t.contiguous()),
+    "flip": ("dims (always a copy)", lambda t, a: t.flip(parse_ints(a))),
+    "as_strided": ("size; stride; offset", _as_strided),
+}
+
+
+# --------------------------------------------------------------------------------------
+# Positions and aliasing
+# --------------------------------------------------------------------------------------
+
+
+def positions_of(shape: Sequence[int], strides: Sequence[int], offset: int) -> list[int]:
+    """The storage position of every element, in row-major order:
+    ``positions_of((2, 2), (1, 2), 0) == [0, 2, 1, 3]`` (a transposed 2x2)."""
+    index = [0] * len(shape)
+    result = []
+    for ordinal in range(numel(shape)):
+        ordinal_to_index(ordinal, shape, index)
+        result.append(index_to_position(index, strides, offset))
+    return result
+
+
+def index_of(ordinal: int, shape: Sequence[int]) -> tuple[int, ...]:
+    index = [0] * len(shape)
+    ordinal_to_index(ordinal, shape, index)
+    return tuple(index)
+
+
+@dataclass
+class ViewEntry:
+    """One view in the chain: a detached tensor, and how it was made."""
+
+    name: str
+    tensor: Tensor  # detached from autograd: the widget never records a graph
+    parent: int | None = None  # index of the view it was derived from
+    op: str = ""  # the op that made it ("" for a tensor passed in)
+    args: str = ""
+
+
+class ViewChain:
+    """Tensors and the views derived from them, over their shared storages."""
+
+    def __init__(self, tensors: Sequence[Tensor], names: Sequence[str] | None = None) -> None:
+        if not tensors:
+            raise ValueError("pass at least one tensor")
+        names = list(names) if names is not None else []
+        if len(names) > len(tensors):
+            raise ValueError(f"{len(names)} names for {len(tensors)} tensors")
+        names += [("t" if i == 0 else f"v{i}") for i in range(len(names), len(tensors))]
+        self.views: list[ViewEntry] = []
+        for name, t in zip(names, tensors):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"expected minitorch tensors, got {type(t).__name__}")
+            self._check_size(t)
+            self.views.append(ViewEntry(str(name), t.detach()))
+        self.note = ""  # what the last action did (e.g. which views it dropped)
+
+    # ----- questions the widget asks ------------------------------------------------
+
+    def storages(self) -> list[Tensor]:
+        """One tensor per distinct storage, in order of first appearance."""
+        found: list[Tensor] = []
+        for entry in self.views:
+            if not any(entry.tensor._storage is s._storage for s in found):
+                found.append(entry.tensor)
+        return found
+
+    def storage_index(self, view: int) -> int:
+        storage = self.views[view].tensor._storage
+        return next(i for i, s in enumerate(self.storages()) if s._storage is storage)
+
+    def positions(self, view: int) -> list[int]:
+        t = self.views[view].tensor
+        return positions_of(t._shape, t._strides, t._offset)
+
+    def readers(self, storage: int, position: int) -> list[tuple[int, tuple[int, ...]]]:
+        """Every ``(view, index)`` whose element lives at ``position`` of ``storage``:
+        more than one per view means the view aliases itself (stride 0, overlap)."""
+        found = []
+        for v, entry in enumerate(self.views):
+            if self.storage_index(v) != storage:
+                continue
+            for ordinal, p in enumerate(self.positions(v)):
+                if p == position:
+                    found.append((v, index_of(ordinal, entry.tensor._shape)))
+        return found
+
+    def viewable(self, view: int) -> bool:
+        """Whether ``.view(-1)`` works without a copy (PyTorch's view rule)."""
+        t = self.views[view].tensor
+        return view_strides(t._shape, t._strides, (t.numel(),)) is not None
+
+    def copied(self, view: int) -> bool:
+        """Whether the op that made this view wrote a new storage."""
+        entry = self.views[view]
+        if entry.parent is None:
+            return False
+        return entry.tensor._storage is not self.views[entry.parent].tensor._storage
+
+    def label(self, view: int) -> str:
+        """How the view was made, as code: ``v3 = t.permute(1, 0)``."""
+        entry = self.views[view]
+        if not entry.op:
+            return entry.name
+        source = self.views[entry.parent].name if entry.parent is not None else "storage"
+        if entry.op == "index":
+            body = entry.args.strip()
+            expression = source + (body if body.startswith("[") else f"[{body}]")
+        elif entry.op == "as_strided":
+            size, stride, offset = (parse_ints(part) for part in entry.args.split(";"))
+            expression = f"{source}.as_strided({_tuple(size)}, {_tuple(stride)}, {offset[0]})"
+        else:
+            expression = f"{source}.{entry.op}({entry.args})"
+        return f"{entry.name} = {expression}"
+
+    # ----- actions (each raises a clear error on bad input; the widget shows it) -------
+
+    def apply(self, view: int, op: str, args: str = "") -> int:
+        """Derive a new view from view ``view`` with ``op``; returns its index."""
+        self._check_view(view)
+        if op not in VIEW_OPS:
+            raise ValueError(f"unknown view op {op!r}; choose one of {', '.join(VIEW_OPS)}")
+        with no_grad():
+            result = VIEW_OPS[op][1](self.views[view].tensor, args)
+        self._check_size(result)
+        self.views.append(ViewEntry(self._new_name(), result.detach(), view, op, args.strip()))
+        self.note = ""
+        return len(self.views) - 1
+
+    def edit(self, view: int, shape: str, strides: str, offset: str) -> None:
+        """Give view ``view`` a new layout over its storage (``as_strided``), checked by
+        ``layout.check_as_strided``. Views derived from it are rebuilt from their ops;
+        those whose op no longer applies are removed (``note`` says which)."""
+        self._check_view(view)
+        size, stride = parse_ints(shape), parse_ints(strides)
+        start = _exactly(parse_ints(offset), 1, "the offset")[0]
+        t = self.views[view].tensor
+        check_as_strided(size, stride, start, t.untyped_storage_size())
+        if numel(size) > MAX_ELEMENTS:
+            raise ValueError(f"{numel(size)} elements are too many to draw (at most {MAX_ELEMENTS})")
+        with no_grad():
+            new = t.as_strided(size, stride, start)
+        entry = self.views[view]
+        entry.tensor = new.detach()
+        entry.op = "as_strided"  # the view is now this layout over its parent's storage
+        entry.args = f"{shape}; {strides}; {start}"
+        self._rebuild_after(view)
+
+    def write(self, view: int, index: Sequence[int], value: str | float) -> None:
+        """``views[view][index] = value``: writes the storage cell, so every view over
+        the same storage sees it (and views over a copy do not)."""
+        self._check_view(view)
+        t = self.views[view].tensor
+        number = parse_value(str(value), t)
+        index = tuple(int(i) for i in index)
+        if len(index) != t.ndim:
+            raise IndexError(f"{self.views[view].name} has {t.ndim} dims; got index {list(index)}")
+        with no_grad():
+            t[index] = number
+        self.note = ""
+
+    def remove(self, view: int) -> None:
+        """Remove a derived view and everything derived from it."""
+        self._check_view(view)
+        if self.views[view].parent is None and not self.views[view].op:
+            raise ValueError("the tensors you passed in stay; only derived views can be removed")
+        doomed = self._descendants(view) | {view}
+        self._drop(doomed)
+
+    # ----- helpers -------------------------------------------------------------------
+
+    def _check_view(self, view: int) -> None:
+        if not 0 <= view < len(self.views):
+            raise IndexError(f"there is no view number {view} (there are {len(self.views)})")
+
+    @staticmethod
+    def _check_size(t: Tensor) -> None:
+        if t.numel() > MAX_ELEMENTS or t.untyped_storage_size() > MAX_ELEMENTS:
+            raise ValueError(
+                f"too large to draw: {t.numel()} elements over {t.untyped_storage_size()} "
+                f"storage cells (the stride visualizer draws at most {MAX_ELEMENTS})"
+            )
+
+    def _new_name(self) -> str:
+        taken = {entry.name for entry in self.views}
+        number = len(self.views)
+        while f"v{number}" in taken:
+            number += 1
+        return f"v{number}"
+
+    def _descendants(self, view: int) -> set[int]:
+        found: set[int] = set()
+        for v in range(view + 1, len(self.views)):
+            parent = self.views[v].parent
+            if parent == view or parent in found:
+                found.add(v)
+        return found
+
+    def _drop(self, doomed: set[int]) -> None:
+        new_index = {}
+        kept = []
+        for v, entry in enumerate(self.views):
+            if v not in doomed:
+                new_index[v] = len(kept)
+                kept.append(entry)
+        for entry in kept:
+            if entry.parent is not None:
+                entry.parent = new_index[entry.parent]
+        self.views = kept
+
+    def _rebuild_after(self, view: int) -> None:
+        """Re-run the ops of the views derived from ``view`` (in order)."""
+        failed: set[int] = set()
+        messages = []
+        for v in sorted(self._descendants(view)):
+            entry = self.views[v]
+            if entry.parent in failed:
+                failed.add(v)
+                continue
+            try:
+                with no_grad():
+                    result = VIEW_OPS[entry.op][1](self.views[entry.parent].tensor, entry.args)
+                self._check_size(result)
+                entry.tensor = result.detach()
+            except (ValueError, RuntimeError, IndexError, TypeError) as problem:
+                failed.add(v)
+                messages.append(f"removed {entry.name} ({entry.op}: {problem})")
+        self._drop(failed)
+        self.note = "; ".join(messages)
+
+    # ----- what the browser draws ------------------------------------------------------
+
+    def state(self) -> dict:
+        """Everything the front end needs, as JSON-ready data."""
+        storages = self.storages()
+        views = []
+        for v, entry in enumerate(self.views):
+            t = entry.tensor
+            views.append({
+                "name": entry.name,
+                "label": self.label(v),
+                "parent": entry.parent,
+                "op": entry.op,
+                "storage": self.storage_index(v),
+                "shape": list(t._shape),
+                "strides": list(t._strides),
+                "offset": t._offset,
+                "span": list(storage_span(t._shape, t._strides, t._offset)),
+                "contiguous": is_contiguous(t._shape, t._strides),
+                "viewable": self.viewable(v),
+                "copied": self.copied(v),
+                "positions": self.positions(v),
+            })  # fmt: skip
+        owners = {}
+        for v in range(len(self.views)):
+            owners.setdefault(self.storage_index(v), self.views[v].name)
+        return {
+            "storages": [
+                {"values": storage_values(s), "dtype": s.dtype.name, "owner": owners[i]}
+                for i, s in enumerate(storages)
+            ],
+            "views": views,
+            "note": self.note,
+        }
+
+
+def _tuple(values: Sequence[int]) -> str:
+    return "(" + ", ".join(str(v) for v in values) + ("," if len(values) == 1 else "") + ")"
+
+
+# --------------------------------------------------------------------------------------
+# Broadcasting two shapes
+# --------------------------------------------------------------------------------------
+
+
+def broadcast_columns(a_shape: Sequence[int], b_shape: Sequence[int]) -> dict:
+    """The broadcasting rule, one dimension at a time, for the widget's table.
+
+    Shapes are aligned from the right. For each aligned dimension: the sizes of ``a``
+    and ``b`` (``None`` where a shape is too short: it counts as 1), the result size,
+    which side is stretched (stride 0), and whether the pair is allowed. ``error`` is
+    ``layout.broadcast_shapes``'s own message when the shapes do not broadcast.
+    """
+    ndim = max(len(a_shape), len(b_shape))
+    columns = []
+    for d in range(ndim):
+        a = a_shape[d - (ndim - len(a_shape))] if d >= ndim - len(a_shape) else None
+        b = b_shape[d - (ndim - len(b_shape))] if d >= ndim - len(b_shape) else None
+        a_size, b_size = 1 if a is None else a, 1 if b is None else b
+        ok = a_size == b_size or a_size == 1 or b_size == 1
+        result = max(a_size, b_size) if ok and 0 not in (a_size, b_size) else (0 if ok else None)
+        columns.append({
+            "dim": d,
+            "from_right": d - ndim,
+            "a": a,
+            "b": b,
+            "result": result,
+            "a_stretched": ok and a_size != result,
+            "b_stretched": ok and b_size != result,
+            "ok": ok,
+        })  # fmt: skip
+    try:
+        shape, error = list(broadcast_shapes(tuple(a_shape), tuple(b_shape))), ""
+    except RuntimeError as problem:
+        shape, error = None, str(problem)
+    return {"a": list(a_shape), "b": list(b_shape), "columns": columns, "result": shape, "error": error}

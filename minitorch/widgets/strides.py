@@ -1,0 +1,282 @@
+"""The stride visualizer: ``minitorch.widgets.strides(t, *views)`` and ``broadcast(a, b)``.
+
+It draws each storage as a strip of cells and each tensor as a grid of logical
+elements, and links them: hover an element and its storage cell lights up with the
+arithmetic written out (``offset + i0*s0 + i1*s1 = position``); hover a storage cell
+and every element that reads it lights up. Controls derive new views with real
+minitorch ops (the state logic is in ``stride_state.py``) and edit a view's
+shape/strides/offset in place, checked live by ``layout.check_as_strided``.
+
+    >>> t = minitorch.arange(12.).view(3, 4)
+    >>> minitorch.widgets.strides(t, t.t(), t[:, ::2])          # doctest: +SKIP
+
+Kernel-side state a notebook can read: ``widget.selected`` (the element clicked last),
+``widget.views`` (the tensors drawn), ``widget.error`` (the last rejected input).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import traitlets
+
+from minitorch.autograd import no_grad
+from minitorch.tensor import Tensor
+from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
+from minitorch.widgets.stride_state import MAX_ELEMENTS, VIEW_OPS, ViewChain, broadcast_columns, index_of
+from minitorch.widgets.svg import Drawing, text_width
+from minitorch.widgets.tensor_info import format_number
+
+
+class StrideWidget(MinitorchWidget):
+    """A chain of views over shared storage, drawn and linked (see the module docstring)."""
+
+    _esm = bundle("strides.js")
+    _css = styles("common.css", "strides.css")
+
+    state = traitlets.Dict().tag(sync=True)  # storages and views (ViewChain.state())
+    ops = traitlets.List().tag(sync=True)  # [[op name, what to type], ...]
+    active = traitlets.Int(0).tag(sync=True)  # the view the controls act on
+    selected = traitlets.Dict().tag(sync=True)  # {"view", "index", "position"} clicked
+    broadcast = traitlets.Dict().tag(sync=True)  # broadcast_columns(...) in broadcast mode
+
+    def __init__(self, chain: ViewChain, broadcast_info: dict | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.chain = chain
+        self.ops = [[name, hint] for name, (hint, _) in VIEW_OPS.items()]
+        self.broadcast = broadcast_info or {}
+        self._refresh()
+        self.on_msg(self._on_front_end_message)
+
+    # ----- the Python API (the front end's buttons call the same methods) -----------
+
+    @property
+    def views(self) -> list[Tensor]:
+        """The tensors drawn, in order (detached views of your tensors)."""
+        return [entry.tensor for entry in self.chain.views]
+
+    def apply(self, op: str, args: str = "", view: int | None = None) -> Tensor:
+        """Derive a new view from view ``view`` (default: the active one) with ``op``
+        (a name in ``VIEW_OPS``) and its arguments as text, e.g. ``apply("permute", "1, 0")``."""
+        index = self.chain.apply(self.active if view is None else view, op, args)
+        self.active = index
+        self._refresh()
+        return self.chain.views[index].tensor
+
+    def edit(self, view: int, shape: str, strides: str, offset: str) -> None:
+        """Give view ``view`` a new layout (as_strided), e.g. ``edit(0, "2, 2", "1, 2", "0")``."""
+        self.chain.edit(view, shape, strides, offset)
+        self._refresh()
+
+    def write(self, view: int, index: tuple[int, ...], value: Any) -> None:
+        """``views[view][index] = value``: every view over that storage changes."""
+        self.chain.write(view, index, value)
+        self._refresh()
+
+    def select(self, view: int, index: tuple[int, ...]) -> dict:
+        """What a click on an element does: remember it and return its position."""
+        self.chain._check_view(view)
+        t = self.chain.views[view].tensor
+        if len(index) != t.ndim or any(not 0 <= i < n for i, n in zip(index, t._shape)):
+            name = self.chain.views[view].name
+            raise IndexError(f"index {list(index)} is outside {name}'s shape {list(t._shape)}")
+        ordinal = 0
+        for i, n in zip(index, t._shape):
+            ordinal = ordinal * n + i
+        position = self.chain.positions(view)[ordinal]
+        self.selected = {"view": view, "index": list(index), "position": position,
+                         "storage": self.chain.storage_index(view)}  # fmt: skip
+        return self.selected
+
+    # ----- messages from the browser ---------------------------------------------------
+
+    def _on_front_end_message(self, _widget: Any, content: dict, _buffers: Any) -> None:
+        kind = content.get("type")
+        if kind == "apply":
+            self._guarded(self.apply, content.get("op", ""), content.get("args", ""), content.get("view"))
+        elif kind == "edit":
+            self._guarded(self.edit, content.get("view", 0), content.get("shape", ""),
+                          content.get("strides", ""), content.get("offset", ""))  # fmt: skip
+        elif kind == "write":
+            self._guarded(self.write, content.get("view", 0), tuple(content.get("index", ())),
+                          content.get("value", ""))  # fmt: skip
+        elif kind == "select":
+            self._guarded(self.select, content.get("view", 0), tuple(content.get("index", ())))
+        elif kind == "remove":
+            self._guarded(self._remove, content.get("view", 0))
+        self._refresh(error_only=True)
+
+    def _remove(self, view: int) -> None:
+        self.chain.remove(view)
+        self.active = min(self.active, len(self.chain.views) - 1)
+        self.selected = {}
+        self._refresh()
+
+    def _refresh(self, error_only: bool = False) -> None:
+        if not error_only:
+            self.state = self.chain.state()
+
+    # ----- static fallbacks ------------------------------------------------------------
+
+    def to_text(self) -> str:
+        lines = []
+        if self.broadcast:
+            lines.append(_broadcast_text(self.broadcast))
+        for s, storage in enumerate(self.state["storages"]):
+            values = " ".join(format_number(v) for v in storage["values"])
+            lines.append(f"storage {s} ({storage['dtype']}, {len(storage['values'])} cells): [{values}]")
+        for view in self.state["views"]:
+            flags = "contiguous" if view["contiguous"] else "not contiguous"
+            if not view["viewable"]:
+                flags += ", view(-1) needs a copy"
+            if view["copied"]:
+                flags += ", copied to a new storage"
+            lines.append(
+                f"{view['label']}: shape {tuple(view['shape'])} strides {tuple(view['strides'])} "
+                f"offset {view['offset']} on storage {view['storage']} ({flags})"
+            )
+            lines.append(f"    storage positions, row-major: {view['positions']}")
+        return "\n".join(lines)
+
+    def to_svg(self) -> str:
+        return stride_svg(self.state, self.broadcast)
+
+
+def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
+    """The static picture: each storage strip, then each view's grid with its positions."""
+    cell, gap = 30, 18
+    storages, views = state["storages"], state["views"]
+    widest_storage = max((len(s["values"]) for s in storages), default=0)
+    rows = []  # (view, grid height)
+    for view in views:
+        shape = view["shape"]
+        r = shape[-2] if len(shape) >= 2 else 1
+        blocks = _blocks(shape)
+        rows.append((view, r * cell * blocks + 36 + (blocks - 1) * 6))
+    grid_width = max((_cols(v["shape"]) * cell for v in views), default=0)
+    width = max(widest_storage * cell, grid_width, 360) + 2 * gap
+    height = gap + len(storages) * (cell + 34) + sum(h for _, h in rows) + gap
+    if broadcast_info:
+        height += 60
+    drawing = Drawing(width, height)
+    y = gap
+    if broadcast_info:
+        drawing.text(gap, y + 12, _broadcast_text(broadcast_info).split("\n")[0], anchor="start", bold=True)
+        color = "bad" if broadcast_info.get("error") else "good"
+        drawing.text(gap, y + 30, (broadcast_info.get("error") or "")[:100], anchor="start", color=color)
+        y += 60
+    for s, storage in enumerate(storages):
+        drawing.text(gap, y + 11, f"storage {s} ({storage['dtype']}), first used by {storage['owner']}",
+                     anchor="start", color="muted")  # fmt: skip
+        used = {p for v in views if v["storage"] == s for p in v["positions"]}
+        for p, value in enumerate(storage["values"]):
+            x = gap + p * cell
+            drawing.rect(x, y + 18, cell, cell, fill="cell" if p in used else "unused")
+            drawing.text(x + cell / 2, y + 18 + cell / 2 + 4, format_number(value), size=10)
+            drawing.text(x + cell / 2, y + 18 + cell + 10, str(p), size=8, color="muted")
+        y += cell + 34
+    for view, h in rows:
+        title = (
+            f"{view['label']}  shape {tuple(view['shape'])}  strides {tuple(view['strides'])}  "
+            f"offset {view['offset']}"
+        )
+        drawing.text(gap, y + 12, title, anchor="start", bold=True)
+        badge = "contiguous" if view["contiguous"] else "not contiguous"
+        drawing.text(gap + text_width(title, 11) + 12, y + 12, badge, anchor="start",
+                     color="good" if view["contiguous"] else "warm")  # fmt: skip
+        values = storages[view["storage"]]["values"]
+        shape = view["shape"]
+        r, c = (shape[-2] if len(shape) >= 2 else 1), _cols(shape)
+        top = y + 22
+        for ordinal, position in enumerate(view["positions"]):
+            block, within = divmod(ordinal, max(r * c, 1))
+            row, col = divmod(within, max(c, 1))
+            x, yy = gap + col * cell, top + block * (r * cell + 6) + row * cell
+            drawing.rect(x, yy, cell, cell)
+            drawing.text(x + cell / 2, yy + 13, format_number(values[position]), size=10)
+            drawing.text(x + cell / 2, yy + 25, f"@{position}", size=8, color="accent")
+        y += h
+    return str(drawing)
+
+
+def _cols(shape: list[int]) -> int:
+    return shape[-1] if shape else 1
+
+
+def _blocks(shape: list[int]) -> int:
+    count = 1
+    for size in shape[:-2]:
+        count *= size
+    return max(count, 1)
+
+
+def _broadcast_text(info: dict) -> str:
+    result = info.get("result")
+    head = f"broadcast {tuple(info['a'])} with {tuple(info['b'])}"
+    if result is None:
+        return f"{head}: they do not broadcast.\n{info['error']}"
+    lines = [f"{head} -> {tuple(result)}"]
+    for column in info["columns"]:
+        a = "-" if column["a"] is None else column["a"]
+        b = "-" if column["b"] is None else column["b"]
+        stretched = [n for n, flag in (("a", column["a_stretched"]), ("b", column["b_stretched"])) if flag]
+        note = f"  ({' and '.join(stretched)} stretched: stride 0)" if stretched else ""
+        lines.append(f"  dim {column['dim']}: a {a}, b {b} -> {column['result']}{note}")
+    return "\n".join(lines)
+
+
+# ----- the functions users call ------------------------------------------------------
+
+
+def strides(t: Tensor, *views: Tensor, names: list[str] | None = None) -> StrideWidget:
+    """Draw ``t`` and any ``views`` of it (or of other tensors) over their storages.
+
+    ``names`` labels them (default ``t``, ``v1``, ``v2``...). The widget works on
+    *detached* views of your tensors, so it never records autograd history; but writing
+    a value through it writes your tensor's storage, like ``t[i, j] = value`` would.
+    """
+    return StrideWidget(ViewChain([t, *views], names))
+
+
+def layout_chain(shape: tuple[int, ...], strides_: tuple[int, ...], name: str = "layout") -> ViewChain:
+    """A bare layout (no tensor at hand, e.g. from a dispatch record) over a storage that
+    holds its own positions ``0, 1, 2, ...``, so each element shows where it lives.
+    The offset puts the lowest position the layout reads at 0 (negative strides, as in
+    ``flip``'s kernel, start further in)."""
+    from minitorch import arange
+    from minitorch.layout import storage_span
+
+    low, high = storage_span(tuple(shape), tuple(strides_), 0)
+    size = high - low + 1
+    if size > MAX_ELEMENTS:
+        raise ValueError(
+            f"this layout spans {size} storage cells; the stride visualizer draws at most {MAX_ELEMENTS}"
+        )
+    base = arange(float(max(size, 1)))
+    view = base._view(tuple(shape), tuple(strides_), -low)  # checked above: stays inside
+    return ViewChain([view], [name])
+
+
+def broadcast(a: Tensor, b: Tensor) -> StrideWidget:
+    """Broadcasting ``a`` with ``b``: shapes aligned from the right, each input expanded
+    to the result shape with stride 0 where it is stretched, and the result ``a + b``,
+    or the exact reason the shapes do not broadcast.
+
+    Press *traverse* to watch the kernel walk the output and both inputs in step.
+    """
+    info = broadcast_columns(tuple(a.shape), tuple(b.shape))
+    chain = ViewChain([a, b], ["a", "b"])
+    if info["result"] is not None:
+        size = ", ".join(str(n) for n in info["result"])
+        chain.apply(0, "expand", size)
+        chain.apply(1, "expand", size)
+        chain.views[2].name, chain.views[3].name = "a_expanded", "b_expanded"
+        with no_grad():
+            total = chain.views[0].tensor + chain.views[1].tensor
+        chain.views.append(type(chain.views[0])("a + b", total.detach()))
+    widget = StrideWidget(chain, broadcast_info=info)
+    widget.active = len(chain.views) - 1
+    return widget
+
+
+__all__ = ["StrideWidget", "broadcast", "index_of", "layout_chain", "strides"]

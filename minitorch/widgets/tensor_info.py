@@ -1,0 +1,116 @@
+"""What the widgets show about one tensor, as plain JSON-ready data.
+
+Every widget describes tensors the same way: shape, dtype, device, layout, and either
+its values (small tensors) or a short summary (large ones). Values travel to the browser
+as JSON, which has no NaN or infinity, so those become the strings ``"nan"``,
+``"inf"`` and ``"-inf"``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from minitorch.layout import is_contiguous
+from minitorch.tensor import Tensor
+
+MAX_VALUES = 64  # tensors with more elements get a summary instead of their values
+
+
+def json_number(value: Any) -> Any:
+    """A Python number JSON can carry (NaN and infinities become strings)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    value = float(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def json_values(values: Any) -> Any:
+    """Nested lists of numbers, made JSON-safe (see ``json_number``)."""
+    if isinstance(values, list):
+        return [json_values(v) for v in values]
+    return json_number(values)
+
+
+def format_number(value: Any) -> str:
+    """A short human-readable number: ``3``, ``0.5``, ``1.234e-05``, ``nan``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.4g}"
+
+
+def host_values(t: Tensor) -> np.ndarray:
+    """The tensor's elements as a NumPy array in host memory (never part of a graph)."""
+    return np.asarray(t.detach()._host_array())
+
+
+def storage_values(t: Tensor) -> list:
+    """Every cell of ``t``'s storage (used or not), in storage order."""
+    from minitorch import dispatch
+
+    return json_values(dispatch.to_numpy(t._storage, t.device.type).tolist())
+
+
+def summary(array: np.ndarray) -> str:
+    """``min / mean / max`` of a large array (or of the finite part of it)."""
+    if array.size == 0:
+        return "empty"
+    if array.dtype == np.bool_:
+        return f"{int(array.sum())} of {array.size} true"
+    finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
+    if finite.size == 0:
+        return "no finite values"
+    low, mean, high = finite.min(), finite.astype(np.float64).mean(), finite.max()
+    return f"min {format_number(json_number(low))}  mean {mean:.4g}  max {format_number(json_number(high))}"
+
+
+def describe(t: Tensor | None, max_values: int = MAX_VALUES) -> dict | None:
+    """Everything a widget shows about ``t``: shape, dtype, device, strides, offset,
+    contiguity, ``values`` (nested lists, when at most ``max_values`` elements) or
+    ``summary`` (a string, otherwise)."""
+    if t is None:
+        return None
+    info: dict[str, Any] = {
+        "shape": list(t._shape),
+        "dtype": t.dtype.name,
+        "device": str(t.device),
+        "strides": list(t._strides),
+        "offset": t._offset,
+        "contiguous": is_contiguous(t._shape, t._strides),
+        "numel": t.numel(),
+        "requires_grad": t.requires_grad,
+    }
+    array = host_values(t)
+    if t.numel() <= max_values:
+        info["values"] = json_values(array.tolist())
+    else:
+        info["summary"] = summary(array)
+    return info
+
+
+def describe_text(info: dict | None) -> str:
+    """One line for a ``describe`` result: ``float32 [2, 3] = [[1, 2, 3], ...]``."""
+    if info is None:
+        return "None"
+    head = f"{info['dtype']} {info['shape']}"
+    if "values" in info:
+        return f"{head} = {_nested_text(info['values'])}"
+    return f"{head} ({info['summary']})"
+
+
+def _nested_text(values: Any) -> str:
+    if isinstance(values, list):
+        return "[" + ", ".join(_nested_text(v) for v in values) + "]"
+    return format_number(values)

@@ -1,0 +1,144 @@
+// The dispatch viewer's front end (Python side: minitorch/widgets/dispatch_viewer.py).
+//
+// Each run is a list of dispatch records (one per kernel call). For every run we draw
+// a timeline (kernel time only, calls laid end to end, so the Python overhead between
+// calls is left out), totals per op and per backend, and the full table. With two runs
+// (two backends) a comparison table lines up the totals per op.
+
+import { el, svgEl, tupleText, errorBox, exportButton, listenForExport } from "./common.js";
+import { drawStrides } from "./strides.js";
+
+// A stable colour per op name (the same rule as _color in dispatch_viewer.py).
+function color(name) {
+  let hue = 0;
+  let power = 1;
+  for (const ch of name.slice(0, 12)) { hue = (hue + ch.charCodeAt(0) * power) % 360; power = (power * 31) % 360; }
+  return `hsl(${hue}, 60%, 62%)`;
+}
+
+// (2,3) without spaces: the table has many of these side by side.
+const compact = (values) => "(" + values.join(",") + (values.length === 1 ? ",)" : ")");
+const micro = (us) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
+
+function timeline(run, k, select) {
+  const width = 600;
+  const svg = svgEl("svg", { class: "mt-timeline", viewBox: `0 0 ${width} 26`, preserveAspectRatio: "none" });
+  const total = Math.max(run.total_us, 1e-9);
+  let x = 0;
+  for (const r of run.records) {
+    const w = (width * r.us) / total;
+    svg.append(svgEl("rect", {
+      x, y: r.phase === "backward" ? 13 : 0, width: Math.max(w, 0.4), height: 13, fill: color(r.op),
+      class: "mt-tick", "data-row": r.i, onclick: () => select(k, r.i),
+    }, svgEl("title", {}, `#${r.i} ${r.op} (${r.phase}) ${r.primitive}:${r.kernel} ${micro(r.us)}`)));
+    x += w;
+  }
+  return el("div", { class: "mt-timeline-box" }, svg,
+    el("div", { class: "mt-caption" }, "kernel time, calls end to end: forward on top, backward below; click a bar"));
+}
+
+function totalsTable(title, rows, total) {
+  return el("table", { class: "mt-totals" },
+    el("tr", {}, el("th", {}, title), el("th", {}, "calls"), el("th", {}, "time"), el("th", {}, "")),
+    ...rows.map(([name, count, us]) => el("tr", {}, el("td", {}, name), el("td", {}, count), el("td", {}, micro(us)),
+      el("td", {}, el("div", { class: "mt-bar", style: `width:${Math.max(1, (120 * us) / Math.max(total, 1e-9))}px;background:${color(name)}` })))));
+}
+
+function comparison(runs) {
+  const [a, b] = runs;
+  const names = [...new Set([...a.totals_op.map((r) => r[0]), ...b.totals_op.map((r) => r[0])])];
+  const find = (run, name) => run.totals_op.find((r) => r[0] === name) || [name, 0, 0];
+  return el("div", { class: "mt-section" }, el("div", { class: "mt-caption" }, `side by side: ${a.label} vs ${b.label}`),
+    el("table", { class: "mt-compare" },
+      el("tr", {}, el("th", {}, "op"), el("th", {}, `${a.label}`), el("th", {}, `${b.label}`), el("th", {}, `${a.label} / ${b.label}`)),
+      ...names.map((name) => {
+        const [, ca, ua] = find(a, name);
+        const [, cb, ub] = find(b, name);
+        return el("tr", {}, el("td", {}, name), el("td", {}, `${ca}× ${micro(ua)}`), el("td", {}, `${cb}× ${micro(ub)}`),
+          el("td", {}, ub > 0 ? `${(ua / ub).toFixed(2)}×` : "–"));
+      }),
+      el("tr", {}, el("th", {}, "total"), el("th", {}, micro(a.total_us)), el("th", {}, micro(b.total_us)),
+        el("th", {}, b.total_us > 0 ? `${(a.total_us / b.total_us).toFixed(2)}×` : "–"))));
+}
+
+function recordTable(run, k, selected, select) {
+  const head = ["#", "op", "phase", "primitive", "kernel", "backend", "dtype", "shapes (out ← in)", "strides", "path", "time"];
+  const rows = run.records.map((r) => el("tr", {
+    class: "mt-record" + (selected.run === k && selected.row === r.i ? " mt-selected" : "") + (r.path === "strided" ? " mt-strided" : ""),
+    "data-row": r.i, onclick: () => select(k, r.i),
+  }, el("td", {}, r.i), el("td", {}, r.op), el("td", {}, r.phase), el("td", {}, r.primitive), el("td", {}, r.kernel),
+    el("td", {}, r.backend), el("td", {}, r.dtype), el("td", {}, r.shapes.map(compact).join(" ← ")),
+    el("td", {}, r.strides.map(compact).join(" ")), el("td", {}, r.path === "contiguous" ? "fast (contiguous)" : "strided"),
+    el("td", {}, micro(r.us))));
+  const more = run.truncated ? el("div", { class: "mt-muted" }, `… ${run.truncated} more calls not shown`) : null;
+  return el("div", { class: "mt-table-box" }, el("table", { class: "mt-records" }, el("tr", {}, ...head.map((h) => el("th", {}, h))), ...rows), more);
+}
+
+function render({ model, el: host }) {
+  const root = el("div", { class: "mt-widget mt-dispatch" });
+  const error = errorBox("");
+  const body = el("div", { class: "mt-body" });
+  root.append(el("div", { class: "mt-header" }, el("span", { class: "mt-title" }, "dispatch trace"), exportButton(model)), error, body);
+  host.append(root);
+
+  const select = (run, row) => model.send({ type: "select", run, row });
+
+  function draw() {
+    const runs = model.get("runs");
+    const selected = model.get("selected");
+    if (!runs.length) { body.replaceChildren(el("div", { class: "mt-muted" }, "nothing recorded yet: use `with minitorch.widgets.dispatch_trace() as trace:`")); return; }
+    const columns = runs.map((run, k) => el("div", { class: "mt-run", "data-run": k },
+      el("div", { class: "mt-run-title" }, `${run.label}: ${run.calls} calls, ${micro(run.total_us)}`),
+      run.error ? el("div", { class: "mt-error" }, run.error) : null,
+      timeline(run, k, select),
+      el("div", { class: "mt-totals-row" }, totalsTable("op", run.totals_op, run.total_us), totalsTable("backend", run.totals_backend, run.total_us)),
+      recordTable(run, k, selected, select)));
+    const parts = [el("div", { class: "mt-runs" }, ...columns)];
+    if (runs.length === 2 && !runs[0].error && !runs[1].error) parts.push(comparison(runs));
+    parts.push(detailsHolder);
+    body.replaceChildren(...parts);
+    showSelection();
+  }
+
+  // A click changes only the highlighted row and the details (tables can be long).
+  const detailsHolder = el("div", {});
+  function showSelection() {
+    const runs = model.get("runs");
+    const selected = model.get("selected");
+    body.querySelectorAll(".mt-run").forEach((column) => {
+      const k = Number(column.dataset.run);
+      column.querySelectorAll(".mt-record").forEach((row) => row.classList.toggle("mt-selected", selected.run === k && Number(row.dataset.row) === selected.row));
+    });
+    detailsHolder.replaceChildren(detailsOf(runs, selected));
+  }
+
+  // The clicked call, and its operands' layouts (open one in the stride visualizer).
+  function detailsOf(runs, selected) {
+    const run = runs[selected.run];
+    const record = run && run.records.find((r) => r.i === selected.row);
+    if (!record) return el("div", { class: "mt-details mt-muted" }, "click a call for its details");
+    const operands = record.shapes.map((shape, j) => el("button", {
+      class: "mt-button mt-open-operand", "data-operand": j,
+      onclick: () => model.send({ type: "open", run: selected.run, row: selected.row, operand: j }),
+    }, `${j === 0 ? "out" : "in" + (j - 1)} ${tupleText(shape)} strides ${tupleText(record.strides[j])}${record.contiguous[j] ? "" : " (strided)"}`));
+    const parts = [el("div", { class: "mt-details-title" }, `call #${record.i} in ${run.label}: ${record.op} (${record.phase}) → ${record.primitive}:${record.kernel} on ${record.backend}, ${record.dtype}, ${micro(record.us)}`),
+      el("div", {}, "open an operand's layout: ", ...operands)];
+    const linked = model.get("linked");
+    if (linked && linked.run === selected.run && linked.row === selected.row && linked.state) {
+      const box = el("div", { class: "mt-linked mt-strides" });
+      parts.push(el("div", { class: "mt-caption" }, `${linked.title}: storage cells hold their own positions (records keep layouts, not values)`), box);
+      drawStrides(box, linked.state, { interactive: false });
+    }
+    return el("div", { class: "mt-details" }, ...parts);
+  }
+
+  const showError = () => { error.hidden = !model.get("error"); error.textContent = model.get("error"); };
+  draw();
+  showError();
+  const handlers = [["change:runs", draw], ["change:selected", showSelection], ["change:linked", showSelection], ["change:error", showError]];
+  for (const [name, handler] of handlers) model.on(name, handler);
+  const stopExport = listenForExport(model, "dispatch.svg");
+  return () => { for (const [name, handler] of handlers) model.off(name, handler); stopExport(); };
+}
+
+export default { render };
