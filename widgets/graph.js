@@ -148,6 +148,7 @@ function render({ model, el: host }) {
     const parts = [el("div", { class: "mt-details-title" }, node.label, el("span", { class: "mt-badge" }, node.kind))];
     const row = (name, value) => parts.push(el("div", { class: "mt-row" }, el("span", { class: "mt-key" }, name), value));
     if (node.op) row("op", node.op + (node.seq !== undefined ? `  (sequence_nr ${node.seq})` : ""));
+    if (node.kind === "view") row("view", "its forward returned a view of its input: the same storage, new strides");
     if (node.module) row("module", `${node.module}${node.module_type ? " (" + node.module_type + ")" : ""}`);
     if (node.tensor) {
       row("tensor", `${tensorText(node.tensor)}  on ${node.tensor.device}`);

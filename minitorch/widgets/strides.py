@@ -22,8 +22,9 @@ import traitlets
 
 from minitorch.autograd import no_grad
 from minitorch.tensor import Tensor
+from minitorch.widgets.broadcasting import broadcast_columns
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
-from minitorch.widgets.stride_state import MAX_ELEMENTS, VIEW_OPS, ViewChain, broadcast_columns, index_of
+from minitorch.widgets.stride_state import MAX_ELEMENTS, VIEW_OPS, ViewChain, index_of
 from minitorch.widgets.svg import Drawing, text_width
 from minitorch.widgets.tensor_info import format_number
 

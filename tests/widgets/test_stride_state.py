@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 import minitorch
 from minitorch.widgets import broadcast, strides
+from minitorch.widgets.broadcasting import broadcast_columns
 from minitorch.widgets.stride_state import (
     ViewChain,
-    broadcast_columns,
     parse_index,
     parse_ints,
     positions_of,
