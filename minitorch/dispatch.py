@@ -39,7 +39,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "numba": ("minitorch.backends.numba_cpu", "cpu"),
     "cuda": ("minitorch.backends.cuda", "cuda"),
 }
-DEFAULT_BACKEND = {"cpu": os.environ.get("MINITORCH_CPU_BACKEND", "reference"), "cuda": "cuda"}
+DEFAULT_BACKEND = {"cpu": os.environ.get("MINITORCH_CPU_BACKEND", "numba"), "cuda": "cuda"}
 
 _active: dict[str, str] = dict(DEFAULT_BACKEND)
 _loaded: dict[str, ModuleType] = {}
