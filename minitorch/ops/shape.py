@@ -188,7 +188,8 @@ class Flip(Function):
                 offset += (x._shape[d] - 1) * strides[d]
             strides[d] = -strides[d]
         reversed_view = Tensor(x._storage, x._shape, tuple(strides), offset, x.dtype, x.device)
-        return dispatch.map("copy", Tensor._empty(x._shape, x.dtype, x.device), reversed_view)
+        out = _dense_like(x) if x.numel() > 1 else Tensor._empty(x._shape, x.dtype, x.device)
+        return dispatch.map("copy", out, reversed_view)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:

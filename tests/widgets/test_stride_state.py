@@ -67,11 +67,6 @@ def test_view_ops_match_torch(start, op, args, torch_op) -> None:
         mt_base, torch_base = mt_base.t().contiguous().t(), torch_base.t().contiguous().t()
         if op == "view":
             pytest.skip("a transposed tensor cannot be viewed as (2, 6): covered by the error test")
-        if op == "flip":
-            pytest.xfail(
-                "minitorch's flip copies into row-major order; PyTorch keeps a dense "
-                "input's dimension order (preserve_format), as clone() already does"
-            )
     chain = ViewChain([mt_base], ["t"])
     index = chain.apply(0, op, args)
     expected = torch_op(torch_base)
