@@ -57,25 +57,48 @@ def best_time(fn, budget: float) -> float:
     return best
 
 
-def run_workload(workload: Workload, budget: float) -> dict:
-    """Time every implementation of one workload."""
-    row: dict = {"name": workload.name, "unit": workload.unit, "seconds": {}, "rate": {}}
-    for implementation in IMPLEMENTATIONS:
-        if implementation == "torch" and torch is None:
+# Each group of implementations is timed in a process of its own: NumPy (OpenBLAS),
+# PyTorch and Numba each keep a pool of worker threads, and on 2 cores one library's idle,
+# still-spinning workers would slow the next library's parallel work down 10-100x.
+GROUPS = (("numba", "reference"), ("numpy",), ("torch",))
+
+
+def time_group(implementations: list[str], budget: float, quick: bool) -> dict:
+    """``{workload name: {implementation: seconds}}`` for the given implementations."""
+    seconds: dict = {}
+    for workload in WORKLOADS:
+        if (quick and workload.slow) or workload.missing():
             continue
-        fn = workload.build(implementation)
-        if fn is None:
-            continue
-        if implementation in ("numba", "reference"):
-            minitorch.set_backend("cpu", implementation)
-        seconds = best_time(fn, budget if implementation != "reference" else budget / 4)
-        row["seconds"][implementation] = seconds
-        row["rate"][implementation] = workload.rate(seconds)
+        for implementation in implementations:
+            if implementation == "torch" and torch is None:
+                continue
+            fn = workload.build(implementation)
+            if fn is None:
+                continue
+            print(f"timing {workload.name} [{implementation}] ...", file=sys.stderr, flush=True)
+            if implementation in ("numba", "reference"):
+                minitorch.set_backend("cpu", implementation)
+            share = budget if implementation != "reference" else budget / 4
+            seconds.setdefault(workload.name, {})[implementation] = best_time(fn, share)
     minitorch.set_backend("cpu", "numba")
-    ours = row["seconds"].get("numba")
-    row["ratio"] = {
-        peer: row["seconds"][peer] / ours for peer in ("numpy", "torch") if ours and peer in row["seconds"]
-    }
+    return seconds
+
+
+def time_in_subprocess(implementations: tuple[str, ...], quick: bool) -> dict:
+    command = [sys.executable, "-m", "benchmarks.run", "--group", ",".join(implementations)]
+    if quick:
+        command.append("--quick")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True, check=True)
+    return json.loads(result.stdout)
+
+
+def make_row(workload: Workload, seconds: dict) -> dict:
+    """One table row: times, rates and ratios (minitorch-numba's speed vs each peer)."""
+    row = {"name": workload.name, "unit": workload.unit, "seconds": seconds}
+    row["rate"] = {name: workload.rate(value) for name, value in seconds.items()}
+    ours = seconds.get("numba")
+    row["ratio"] = {peer: seconds[peer] / ours for peer in ("numpy", "torch") if ours and peer in seconds}
     return row
 
 
@@ -148,10 +171,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter timings, fewer sizes")
     parser.add_argument("--skip-cold", action="store_true", help="skip the cold start")
+    parser.add_argument("--group", help=argparse.SUPPRESS)  # internal: time these, print JSON
     args = parser.parse_args()
     budget = 0.2 if args.quick else 0.6
+    if args.group:
+        print(json.dumps(time_group(args.group.split(","), budget, args.quick)))
+        return
 
-    minitorch.set_backend("cpu", "numba")
+    measured: dict = {}
+    for group in GROUPS:
+        for name, times in time_in_subprocess(group, args.quick).items():
+            measured.setdefault(name, {}).update(times)
     rows = []
     for workload in WORKLOADS:
         if args.quick and workload.slow:
@@ -159,10 +189,8 @@ def main() -> None:
         missing = workload.missing()
         if missing:
             rows.append({"name": workload.name, "skipped": missing})
-            continue
-        print(f"timing {workload.name} ...", file=sys.stderr, flush=True)
-        row = run_workload(workload, budget)
-        rows.append(row)
+        else:
+            rows.append(make_row(workload, measured.get(workload.name, {})))
     for row in rows:  # targets read ratios of other rows too
         for workload in WORKLOADS:
             if workload.name == row["name"] and workload.target and not row.get("skipped"):

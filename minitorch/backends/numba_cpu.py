@@ -109,8 +109,8 @@ def chunk_count(total: int) -> int:
 
 def elementwise_layout(key: tuple):
     """For ``key = (shape, out strides, input strides...)``: ``(shape, strides, total,
-    chunks)`` with the coalesced layout as int64 arrays, the number of elements and the
-    number of pieces (1 means: use the serial kernel). Cached per layout, so repeated
+    large)`` with the coalesced layout as int64 arrays, the number of elements, and
+    whether there are enough of them to use every thread. Cached per layout, so repeated
     calls on like tensors cost one dictionary lookup."""
     found = _LAYOUT_CACHE.get(key)
     if found is None:
@@ -120,7 +120,7 @@ def elementwise_layout(key: tuple):
             np.array(new_shape, dtype=np.int64),
             np.array(new_strides, dtype=np.int64),
             total,
-            chunk_count(total),
+            total >= PARALLEL_THRESHOLD,
         )
         if len(_LAYOUT_CACHE) >= _LAYOUT_CACHE_LIMIT:
             _LAYOUT_CACHE.clear()
@@ -153,9 +153,10 @@ _ZIP_KERNELS = KernelTable(make_zip_kernels, ZIP_OPS)
 
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
-    shape, strides, total, chunks = elementwise_layout((out.shape, out.strides, a.strides))
+    shape, strides, total, large = elementwise_layout((out.shape, out.strides, a.strides))
     if total:
         serial, parallel = _MAP_KERNELS[op]
+        chunks = numba.get_num_threads() if large else 1
         (serial if chunks == 1 else parallel)(
             out.storage, a.storage, shape, strides, out.offset, a.offset, total, chunks
         )
@@ -163,9 +164,10 @@ def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive
 
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``."""
-    shape, strides, total, chunks = elementwise_layout((out.shape, out.strides, a.strides, b.strides))
+    shape, strides, total, large = elementwise_layout((out.shape, out.strides, a.strides, b.strides))
     if total:
         serial, parallel = _ZIP_KERNELS[op]
+        chunks = numba.get_num_threads() if large else 1
         (serial if chunks == 1 else parallel)(
             out.storage,
             a.storage,
@@ -182,10 +184,11 @@ def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
 
 def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
     """``for i: out[i] = a[i] if cond[i] else b[i]``."""
-    shape, strides, total, chunks = elementwise_layout(
+    shape, strides, total, large = elementwise_layout(
         (out.shape, out.strides, cond.strides, a.strides, b.strides)
     )
     if total:
+        chunks = numba.get_num_threads() if large else 1
         offsets = np.array([out.offset, cond.offset, a.offset, b.offset], dtype=np.int64)
         where_kernel(out.storage, cond.storage, a.storage, b.storage, shape, strides, offsets, total, chunks)
 
