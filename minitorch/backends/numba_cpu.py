@@ -2,27 +2,32 @@
 
 Same contract as ``reference.py`` (see ``minitorch/backends/__init__.py``), same results.
 This file is the thin Python side: for each call it turns the ``Strided`` operands into
-the plain arguments the compiled kernels take (storage arrays, an op code, small int64
-arrays describing the layout) and calls the kernel. The loops themselves live in
+the plain arguments the compiled kernels take (storage arrays, small int64 arrays
+describing the layout, offsets) and calls the kernel. The loops themselves live in
 
 * ``numba_elementwise.py`` -- ``map``, ``zip``, ``where``;
 * ``numba_reduce.py``      -- ``reduce``, ``arg_reduce``;
 * ``numba_matmul.py``      -- ``matmul`` (cache-blocked, our own: no BLAS);
 * ``numba_indexing.py``    -- ``gather``, ``scatter_add``;
-* ``numba_math.py``        -- the op tables as Numba sees them, and a vectorizable exp.
+* ``numba_math.py``        -- the scalar functions as Numba sees them, a vectorizable exp.
 
 How the kernels are specialised and cached:
 
-* one kernel per primitive and scalar op (``make_zip_kernel(scalar_ops.add)``), compiled
-  on first use for each dtype combination: the scalar function is inlined into the loop,
-  so the compiler vectorizes it. Kernels compile lazily: only the ops a program uses;
-* every kernel is ``cache=True`` and captures nothing but plain module-level functions, so
-  a new process loads it from Numba's on-disk cache instead of compiling it again (see
-  ``numba_elementwise.py`` for why that matters);
+* ``make_zip_kernels(scalar_ops.add)`` builds the kernels of one scalar op: a serial one
+  for small tensors and a parallel one (``prange``) for large ones, each compiled on its
+  first call for each dtype combination. The scalar function is inlined into the loop, so
+  the compiler vectorizes it, and only the ops a program uses are ever compiled;
+* every kernel is ``cache=True`` and captures nothing but a plain module-level function
+  and a few numbers, so a new process loads it from Numba's on-disk cache instead of
+  compiling it again (see ``numba_elementwise.py`` for why that matters);
 * layouts arrive as int64 arrays, so tensors of every rank share one compilation.
 
 Tiny tensors must stay cheap, so this side does as little as possible per call: the
 layout arrays are built once per distinct layout and kept in a small dictionary.
+
+Threads: the parallel kernels use Numba's thread pool (``numba.set_num_threads`` limits
+it). On a machine whose cores are busy with other programs, waking a sleeping worker can
+take milliseconds; the thresholds keep small tensors away from threads altogether.
 """
 
 from __future__ import annotations

@@ -4,13 +4,13 @@ fast ``exp``.
 **Scalar functions.** The Numba kernels compile the *same* scalar functions as the reference
 backend (``minitorch/scalar_ops.py``). ``scalar_function(ZIP_OPS, "add")`` returns the plain
 function ``scalar_ops.add``, registered with Numba so compiled code may call it; a kernel
-factory (``make_zip_kernel(f)``) then builds one kernel with ``f`` inlined in its loops.
+factory (``make_zip_kernels(f)``) then builds kernels with ``f`` inlined in their loops.
 
 **Why a custom exp.** ``np.exp`` inside a Numba loop becomes a call to the C library, one
 element at a time: about 3x slower than NumPy, which uses vector instructions. Numba's
 former fix (Intel SVML, via the ``icc-rt`` package) is gone since Numba 0.62. ``fast_exp``
 below is written with plain arithmetic only (no calls), so the compiler turns the loop into
-vector instructions. Its results agree with ``np.exp`` to the last bit or so, and it keeps
+vector instructions. Its results are within 2 ulp of ``np.exp`` (tested), and it keeps
 the IEEE rules: ``exp(nan) = nan``, ``exp(inf) = inf``, ``exp(-inf) = 0``, overflow to inf.
 """
 
@@ -109,8 +109,8 @@ def exp_float32(x):
 
 
 def fast_exp(x):
-    """``np.exp(x)`` that vectorizes: within 1 ulp of NumPy for float64, correctly rounded
-    or 1 ulp for float32 (computed in float64). Must agree with ``scalar_ops.exp``."""
+    """``np.exp(x)`` that vectorizes: within about 1 ulp of NumPy for float64 and 2 ulp
+    for float32 (computed in float64). Must agree with ``scalar_ops.exp``."""
     return np.exp(x)
 
 
