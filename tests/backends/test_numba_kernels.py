@@ -514,3 +514,25 @@ def test_kernels_are_loaded_from_the_disk_cache_in_a_new_process():
     hits_and_misses()  # fills the cache if it is empty
     hits, misses = hits_and_misses()
     assert (hits, misses) == (4, 0)
+
+
+def test_large_arg_reduce_gather_and_matmul_take_the_parallel_path():
+    rng = np.random.default_rng(18)
+    data = rng.standard_normal((600, 500))
+    a = storage_for(data)
+    for dim in (0, 1):
+        out_shape = (1, 500) if dim == 0 else (600, 1)
+        out = make_output("contiguous", out_shape, np.int64)
+        numba_cpu.arg_reduce("argmax", out, a, dim)
+        np.testing.assert_array_equal(
+            out.storage[1:-1].reshape(out_shape), data.argmax(axis=dim).reshape(out_shape)
+        )
+    index_data = rng.integers(0, 500, (600, 500))
+    out = make_output("contiguous", (600, 500), np.float64)
+    numba_cpu.gather(out, a, 1, storage_for(index_data))
+    want = np.take_along_axis(data, index_data, axis=1)
+    np.testing.assert_array_equal(out.storage[1:-1].reshape(600, 500), want)
+    left, right = rng.standard_normal((2, 130, 140)), rng.standard_normal((2, 140, 120))
+    out = make_output("contiguous", (2, 130, 120), np.float64)
+    numba_cpu.matmul(out, storage_for(left), storage_for(right))
+    np.testing.assert_allclose(out.storage[1:-1].reshape(2, 130, 120), left @ right, rtol=1e-12, atol=1e-11)
