@@ -13,15 +13,17 @@ becomes one dimension; a transposed matrix stays two. The kernels then see
 Each op has two kernels compiled from one loop: a serial one for small tensors (starting
 threads costs more than a small loop), and a parallel one that cuts the elements (in
 row-major order) into ``chunks`` pieces, one per thread, with ``prange``. Each piece is
-walked *row by row*: the index math is done once per row of
-the innermost dimension, then the row is a plain loop with a running position. When
+walked *row by row* (a row: the innermost dimension): the full index math is done once
+per piece, each row is a plain loop with a running position, and moving to the next row
+only adds strides. When
 every operand steps by 1 along the row, the row is a loop over array slices, which the
 compiler vectorizes::
 
+    find the first row's start position in each operand            (index math, once)
     for each row in the chunk:
-        find the row's start position in each operand          (index math, once)
         if all steps are 1:  out[o:o+n] = f(a[p:p+n], b[q:q+n])    (vectorized)
         else:                for j: out[o + j*so] = f(a[p + j*sa], b[q + j*sb])
+        step every start to the next row (an odometer: adds only, no division)
 
 A 2-D layout whose rows are not contiguous in every operand (``a.T + b``) is walked in
 32x32 tiles instead: reading a transposed operand row by row would touch a new cache line
@@ -66,6 +68,37 @@ def row_start(row, shape, strides, offset):
 
 
 @njit(error_model="numpy")
+def first_row(ordinal, shape, strides, starts):
+    """Prepare to walk from element ``ordinal``: return the odometer ``index`` of its row
+    (one counter per dimension but the last) and its ``column``, and move each operand's
+    ``starts[k]`` (its offset on entry) to the start of that row."""
+    row, column = divmod(ordinal, shape[-1])
+    index = np.zeros(shape.size, dtype=np.int64)
+    for d in range(shape.size - 2, -1, -1):
+        index[d] = row % shape[d]
+        row //= shape[d]
+        for k in range(starts.size):
+            starts[k] += index[d] * strides[k, d]
+    return index, column
+
+
+@njit(error_model="numpy")
+def next_row(index, shape, strides, starts):
+    """Step the odometer to the next row and move every operand's row start with it:
+    add one step of the last outer dimension; where a counter runs past its size, rewind
+    it to 0 and carry into the dimension before (like 199 -> 200). No division needed."""
+    for d in range(shape.size - 2, -1, -1):
+        index[d] += 1
+        for k in range(starts.size):
+            starts[k] += strides[k, d]
+        if index[d] < shape[d]:
+            return
+        index[d] = 0
+        for k in range(starts.size):
+            starts[k] -= shape[d] * strides[k, d]
+
+
+@njit(error_model="numpy")
 def chunk_bounds(chunk, chunks, total):
     """The ordinals ``[begin, end)`` of piece ``chunk`` out of ``chunks``."""
     chunk = np.int64(chunk)  # prange's counter may be unsigned; keep the index math signed
@@ -101,12 +134,13 @@ def make_map_kernels(f):
                 return
             for chunk in prange(pieces):
                 begin, end = chunk_bounds(chunk, pieces, total)
+                starts = np.array([out_offset, a_offset])  # of the current row
+                index, column = first_row(begin, shape, strides, starts)
                 ordinal = begin
                 while ordinal < end:  # row by row
-                    row, column = divmod(ordinal, inner)
                     count = min(inner - column, end - ordinal)
-                    o = row_start(row, shape, strides[0], out_offset) + column * out_step
-                    p = row_start(row, shape, strides[1], a_offset) + column * a_step
+                    o = starts[0] + column * out_step
+                    p = starts[1] + column * a_step
                     if out_step == 1 and a_step == 1:
                         out_row, a_row = out[o : o + count], a[p : p + count]
                         for i in range(count):
@@ -115,6 +149,8 @@ def make_map_kernels(f):
                         for j in range(count):
                             out[o + j * out_step] = f(a[p + j * a_step])
                     ordinal += count
+                    column = 0
+                    next_row(index, shape, strides, starts)
 
         return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(map_kernel)
 
@@ -153,13 +189,14 @@ def make_zip_kernels(f):
                 return
             for chunk in prange(pieces):
                 begin, end = chunk_bounds(chunk, pieces, total)
+                starts = np.array([out_offset, a_offset, b_offset])  # of the current row
+                index, column = first_row(begin, shape, strides, starts)
                 ordinal = begin
                 while ordinal < end:  # row by row
-                    row, column = divmod(ordinal, inner)
                     count = min(inner - column, end - ordinal)
-                    o = row_start(row, shape, strides[0], out_offset) + column * out_step
-                    p = row_start(row, shape, strides[1], a_offset) + column * a_step
-                    q = row_start(row, shape, strides[2], b_offset) + column * b_step
+                    o = starts[0] + column * out_step
+                    p = starts[1] + column * a_step
+                    q = starts[2] + column * b_step
                     if out_step == 1 and a_step == 1 and b_step == 1:
                         out_row = out[o : o + count]
                         a_row, b_row = a[p : p + count], b[q : q + count]
@@ -173,6 +210,8 @@ def make_zip_kernels(f):
                         for j in range(count):
                             out[o + j * out_step] = f(a[p + j * a_step], b[q + j * b_step])
                     ordinal += count
+                    column = 0
+                    next_row(index, shape, strides, starts)
 
         return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(zip_kernel)
 
@@ -185,20 +224,21 @@ def where_range(out, cond, a, b, shape, strides, offsets, begin, end):
     holds the four storage offsets (out, cond, a, b)."""
     inner = shape[-1]
     steps = strides[:, -1]
+    starts = offsets.copy()  # of the current row
+    index, column = first_row(begin, shape, strides, starts)
     ordinal = begin
     while ordinal < end:
-        row, column = divmod(ordinal, inner)
         count = min(inner - column, end - ordinal)
-        o = row_start(row, shape, strides[0], offsets[0]) + column * steps[0]
-        c = row_start(row, shape, strides[1], offsets[1]) + column * steps[1]
-        p = row_start(row, shape, strides[2], offsets[2]) + column * steps[2]
-        q = row_start(row, shape, strides[3], offsets[3]) + column * steps[3]
+        o, c = starts[0] + column * steps[0], starts[1] + column * steps[1]
+        p, q = starts[2] + column * steps[2], starts[3] + column * steps[3]
         for j in range(count):
             if cond[c + j * steps[1]]:
                 out[o + j * steps[0]] = a[p + j * steps[2]]
             else:
                 out[o + j * steps[0]] = b[q + j * steps[3]]
         ordinal += count
+        column = 0
+        next_row(index, shape, strides, starts)
 
 
 @njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
