@@ -42,14 +42,14 @@ IMPLEMENTATIONS = ("numba", "reference", "numpy", "torch")
 
 
 def best_time(fn, budget: float) -> float:
-    """Seconds per call: the fastest of many short batches (each about a millisecond,
+    """Seconds per call: the fastest of many short batches (each about 0.2 milliseconds,
     at least one call) run for ``budget`` seconds in all. On a shared machine some calls
     wait for a busy core; the fastest batch shows what the code itself costs."""
     fn()  # warm up (compilation, caches)
     start = time.perf_counter()
     fn()
     once = max(time.perf_counter() - start, 1e-7)
-    calls = max(1, int(1e-3 / once))
+    calls = max(1, int(2e-4 / once))
     best = float("inf")
     deadline = time.perf_counter() + budget
     batches = 0
