@@ -183,9 +183,15 @@ def make_zip_kernels(f):
                                 o = out_offset + i * strides[0, 0] + j0 * out_step
                                 p = a_offset + i * strides[1, 0] + j0 * a_step
                                 q = b_offset + i * strides[2, 0] + j0 * b_step
-                                for j in range(count):
-                                    value = f(a[as_index(p + j * a_step)], b[as_index(q + j * b_step)])
-                                    out[as_index(o + j * out_step)] = value
+                                if out_step == 1:  # contiguous writes: let stores be vectors
+                                    out_row = out[o : o + count]
+                                    for j in range(count):
+                                        x, y = a[as_index(p + j * a_step)], b[as_index(q + j * b_step)]
+                                        out_row[j] = f(x, y)
+                                else:
+                                    for j in range(count):
+                                        value = f(a[as_index(p + j * a_step)], b[as_index(q + j * b_step)])
+                                        out[as_index(o + j * out_step)] = value
                 return
             for chunk in prange(pieces):
                 begin, end = chunk_bounds(chunk, pieces, total)
