@@ -8,6 +8,7 @@ the emulator's threads in reversed order).
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -171,9 +172,15 @@ def test_unavailable_cuda_names_both_ways_forward():
 
 
 def test_memory_stats_and_synchronize():
-    before = mt.cuda.memory_allocated()
-    x = mt.ones(1000, device="cuda")
-    assert mt.cuda.memory_allocated() >= before + 4000
+    # Garbage from earlier tests must not be freed in between (that made this flaky).
+    gc.collect()
+    gc.disable()
+    try:
+        before = mt.cuda.memory_allocated()
+        x = mt.ones(1000, device="cuda")
+        assert mt.cuda.memory_allocated() >= before + 4000
+    finally:
+        gc.enable()
     mt.cuda.synchronize()
     del x
     assert mt.cuda.memory_stats()["backend"] == "emulator"
