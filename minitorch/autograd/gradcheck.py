@@ -142,7 +142,6 @@ def gradgradcheck(
     from minitorch.autograd import grad
 
     inputs = _as_tuple(inputs)
-    differentiable = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
     if grad_outputs is None:
         generator = np.random.default_rng(0)
@@ -157,6 +156,5 @@ def gradgradcheck(
         grads = grad(outs, targets, grad_outputs, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
-    del differentiable
     return gradcheck(first_derivatives, inputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)  # fmt: skip

@@ -224,8 +224,6 @@ class Where(Function):
         elif isinstance(b, Tensor):
             like = b
         dtype = result_type(*(v for v in (a, b)))
-        if not isinstance(a, Tensor) and not isinstance(b, Tensor) and dtype.is_floating_point:
-            dtype = get_default_dtype()
         a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
         if cond.dtype is not bool_:
             raise RuntimeError(

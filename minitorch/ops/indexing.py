@@ -21,9 +21,10 @@ import numpy as np
 
 from minitorch import dispatch
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.dtypes import bool_, int32, int64
-from minitorch.layout import normalize_dim, numel
+from minitorch.dtypes import bool_, from_numpy_dtype, int32, int64
+from minitorch.layout import broadcast_shapes, contiguous_strides, normalize_dim, numel
 from minitorch.ops.common import broadcast_view, cast
+from minitorch.ops.inplace import apply_inplace, copy_
 from minitorch.ops.shape import region
 from minitorch.tensor import Tensor
 
@@ -45,9 +46,6 @@ def _as_index_tensor(item: Any, like: Tensor) -> Tensor:
             )
         array = array.astype(np.bool_ if array.dtype.kind == "b" else np.int64)
         storage = dispatch.from_numpy(array.reshape(-1).copy(), like.device.type)
-        from minitorch.dtypes import from_numpy_dtype
-        from minitorch.layout import contiguous_strides
-
         index = Tensor(storage, array.shape, contiguous_strides(array.shape), 0,
                        from_numpy_dtype(array.dtype), like.device)  # fmt: skip
     if index.dtype not in INDEX_DTYPES:
@@ -161,8 +159,6 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
             worst = bad[(bad >= size) | (bad < -size)].reshape(-1)[0]
             raise IndexError(f"index {worst} is out of bounds for dimension {d} with size {size}")
         indices.append(index % size if size else index)
-    from minitorch.layout import broadcast_shapes
-
     index_shape = broadcast_shapes(*(i._shape for i in indices))
     rest = [d for d in range(x.ndim) if d not in dims]
     moved = x.permute(dims + rest)
@@ -186,8 +182,6 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
 def setitem(x: Tensor, key: Any, value: Any) -> None:
     """``x[key] = value``: basic keys copy into the view; advanced keys write the
     chosen elements (an in-place op either way, so every view sees it)."""
-    from minitorch.ops.inplace import apply_inplace, copy_
-
     steps, advanced = _parse_key(x, key)
     if not advanced:
         copy_(region(x, steps) if steps else x, value)
@@ -198,7 +192,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
 def _index_put(x: Tensor, key: Any, value: Any) -> Tensor:
     """``x`` with the elements ``x[key]`` replaced by ``value`` (out of place)."""
     positions = Tensor(dispatch.from_numpy(np.arange(x.numel(), dtype=np.int64), x.device.type),
-                       x._shape, _row_major(x._shape), 0, int64, x.device)  # fmt: skip
+                       x._shape, contiguous_strides(x._shape), 0, int64, x.device)  # fmt: skip
     targets = getitem(positions, key)
     if not isinstance(value, Tensor):
         value = Tensor._full((), value, x.dtype, x.device)
@@ -213,12 +207,6 @@ def _index_put(x: Tensor, key: Any, value: Any) -> Tensor:
     hit[flat_targets] = True
     flat = x.reshape(-1).where(~_as_index_tensor(hit, x), 0)
     return flat.scatter_add(0, unique_targets, chosen).reshape(x.shape)
-
-
-def _row_major(shape: tuple) -> tuple:
-    from minitorch.layout import contiguous_strides
-
-    return contiguous_strides(shape)
 
 
 # ----- gather / scatter_add / index_select --------------------------------------------

@@ -30,7 +30,7 @@ class Matmul(Function):
         n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
         out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
         dispatch.matmul(out, as_batch(a, batch, n, k), as_batch(b, batch, k, m))
-        return out._view(batch + (n, m), _strides(batch + (n, m)), 0)
+        return out._view(batch + (n, m), layout.contiguous_strides(batch + (n, m)), 0)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -50,7 +50,7 @@ def as_batch(t: Tensor, batch: tuple, rows: int, cols: int) -> Tensor:
     if merged is None:
         dense = Tensor._empty(shape, t.dtype, t.device)
         dispatch.map("copy", dense, Tensor(t._storage, shape, strides, offset, t.dtype, t.device))
-        return Tensor(dense._storage, flat, _strides(flat), 0, t.dtype, t.device)
+        return Tensor(dense._storage, flat, layout.contiguous_strides(flat), 0, t.dtype, t.device)
     return Tensor(t._storage, flat, merged, offset, t.dtype, t.device)
 
 
@@ -78,7 +78,7 @@ class Linear(Function):
                                bias.dtype, bias.device)  # fmt: skip
             dispatch.zip("add", out, out, bias_view)
         shape = x._shape[:-1] + (features_out,)
-        return out._view(shape, _strides(shape), 0)
+        return out._view(shape, layout.contiguous_strides(shape), 0)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
@@ -100,12 +100,6 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None and tuple(bias.shape) != (weight._shape[0],):
         return Linear.apply(x, weight, None) + bias
     return Linear.apply(x, weight, bias)
-
-
-def _strides(shape: tuple) -> tuple:
-    from minitorch.layout import contiguous_strides
-
-    return contiguous_strides(shape)
 
 
 def _check(a: Tensor, b: Tensor) -> None:
