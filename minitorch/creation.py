@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.device import as_device
 from minitorch.dtypes import (
     as_dtype,
@@ -24,7 +25,6 @@ from minitorch.dtypes import (
 )
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import contiguous_strides
-from minitorch.tensor import Tensor
 
 
 class Generator:

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import creation
-from minitorch.tensor import Tensor
+from minitorch._tensor import Tensor
 
 STRUCTURE_KEY = "minitorch.structure"  # metadata: JSON of a nested object
 ORDER_KEY = "minitorch.order"  # metadata: the keys of a flat state dict, in order

@@ -5,7 +5,7 @@
 
 Why sources: a ``.py`` file diffs and reviews like code, and the parts every notebook
 shares (the "Open in Colab" badge, the setup cell with the repository address) are
-written in from ``minitorch/testing/course.py``, so they live in one place.
+written in from ``minitorch/course/notebook_setup.py``, so they live in one place.
 
 Source format (the "percent" format that Jupytext and VS Code also read)::
 
@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # build from a checkout without installing
 
-from minitorch.testing.course import badge, setup_cell  # noqa: E402
+from minitorch.course.notebook_setup import badge, setup_cell  # noqa: E402
 
 MARKER = re.compile(r"^# %%(?P<rest>.*)$")
 

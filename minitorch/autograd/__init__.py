@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from minitorch._tensor import Tensor
 from minitorch.autograd.engine import run_backward
 from minitorch.autograd.function import Function, FunctionCtx, Node
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from minitorch.tensor import Tensor
 
 
 def _as_list(tensors: Tensor | Sequence[Tensor] | None) -> list:

@@ -27,9 +27,9 @@ import heapq
 from collections.abc import Callable, Sequence
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import AccumulateGrad, Node, gradient_edge
 from minitorch.autograd.grad_mode import set_grad_enabled
-from minitorch.tensor import Tensor
 
 # Observers of the walk, for teaching tools (the graph viewer's step-through backward).
 # After each node runs, every listener is called as

@@ -31,9 +31,9 @@ import weakref
 from typing import Any
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd import grad_mode
 from minitorch.autograd.grad_mode import is_grad_enabled
-from minitorch.tensor import Tensor
 
 _sequence = itertools.count()
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.tensor import Tensor
+from minitorch._tensor import Tensor
 
 
 class GradcheckError(RuntimeError):

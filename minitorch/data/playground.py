@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.dtypes import float32, int64
-from minitorch.tensor import Tensor
 
 
 def _rng(seed: int | None) -> np.random.Generator:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.data.playground import _rng
 from minitorch.dtypes import float32, int64
-from minitorch.tensor import Tensor
 
 
 def _points(n: int, seed: int | None) -> np.ndarray:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn.module import Module
-from minitorch.tensor import Tensor
 
 
 class ReLU(Module):

@@ -7,10 +7,10 @@ import math
 from typing import Any
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn.module import Module, Parameter
-from minitorch.tensor import Tensor
 
 
 def _tuple(value: Any, n: int) -> tuple:

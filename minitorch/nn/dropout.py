@@ -3,9 +3,9 @@ others up by ``1 / (1 - p)``); in ``eval()`` mode, do nothing."""
 
 from __future__ import annotations
 
+from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn.module import Module
-from minitorch.tensor import Tensor
 
 
 class Dropout(Module):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn.module import Module, Parameter
-from minitorch.tensor import Tensor
 
 
 class Embedding(Module):

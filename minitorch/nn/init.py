@@ -14,8 +14,8 @@ import math
 from typing import Any
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.tensor import Tensor
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:

@@ -4,9 +4,9 @@ formulas)."""
 
 from __future__ import annotations
 
+from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn.module import Module
-from minitorch.tensor import Tensor
 
 
 class _Loss(Module):

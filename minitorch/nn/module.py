@@ -33,8 +33,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -501,7 +501,7 @@ class Module:
 
 
 def _size(shape: Any) -> str:
-    from minitorch.tensor import Size
+    from minitorch._tensor import Size
 
     return repr(Size(tuple(shape)))
 

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.dtypes import int64
 from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn.module import Module, Parameter
-from minitorch.tensor import Tensor
 
 
 class _BatchNorm(Module):

@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.ops import binary, convert, indexing, inplace, linalg, reduce, shape, unary
-from minitorch.tensor import Tensor
 
 
 def backward(t: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,

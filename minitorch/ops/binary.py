@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, result_type
 from minitorch.ops.common import as_operand, broadcast_all, is_number
-from minitorch.tensor import Tensor
 
 COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"}
 

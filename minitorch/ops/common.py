@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import broadcast_shapes, expand
-from minitorch.tensor import Tensor
 
 Number = bool | int | float
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.device import as_device
 from minitorch.device import device as Device
@@ -20,7 +21,6 @@ from minitorch.dtypes import as_dtype, bool_, float32, float64, int32, int64
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import contiguous_strides
 from minitorch.ops.common import cast
-from minitorch.tensor import Tensor
 
 
 def check_device_available(device: Device) -> None:

@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, from_numpy_dtype, int32, int64
 from minitorch.layout import broadcast_shapes, contiguous_strides, normalize_dim, numel
 from minitorch.ops.common import broadcast_view, cast
 from minitorch.ops.inplace import apply_inplace, copy_
 from minitorch.ops.shape import region
-from minitorch.tensor import Tensor
 
 INDEX_DTYPES = (int64, int32, bool_)
 

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from typing import Any
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.layout import broadcast_shapes
 from minitorch.ops.common import as_operand, broadcast_view, cast, is_number
-from minitorch.tensor import Tensor
 
 
 def check_inplace(t: Tensor) -> None:

@@ -15,9 +15,9 @@ then sums over batch dimensions that were broadcast).
 from __future__ import annotations
 
 from minitorch import dispatch, layout
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.layout import broadcast_shapes, numel
-from minitorch.tensor import Tensor
 
 
 class Matmul(Function):

@@ -14,11 +14,11 @@ from collections import namedtuple
 from typing import Any
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, int64
 from minitorch.layout import normalize_dim, normalize_dims, numel
 from minitorch.ops.common import cast
-from minitorch.tensor import Tensor
 
 # (values, indices), like PyTorch's torch.return_types.max
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])

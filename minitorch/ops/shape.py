@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from minitorch import dispatch, layout
+from minitorch._tensor import Tensor
 from minitorch.autograd.engine import sum_to
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64, result_type
 from minitorch.ops.common import cast
-from minitorch.tensor import Tensor
 
 
 def sizes_from(args: tuple) -> tuple[int, ...]:

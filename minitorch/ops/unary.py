@@ -11,10 +11,10 @@ like PyTorch (``minitorch.tensor([1, 2]).exp()`` is float32).
 from __future__ import annotations
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype
 from minitorch.ops.common import cast
-from minitorch.tensor import Tensor
 
 # Ops whose result is always floating point (an integer input is converted first).
 FLOAT_RESULT = {"exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from copy import deepcopy
 from typing import Any
 
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.tensor import Tensor
 
 
 class _RequiredParameter:

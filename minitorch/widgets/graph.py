@@ -25,7 +25,7 @@ from typing import Any
 
 import traitlets
 
-from minitorch.tensor import Tensor
+from minitorch._tensor import Tensor
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
 from minitorch.widgets.graph_extract import Graph, collapse, extract, module_paths, record_json
 from minitorch.widgets.graph_layout import Layout, dot_available, dot_layout, layered_layout

@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import AccumulateGrad, BackwardNode, Node
-from minitorch.tensor import Tensor
 from minitorch.widgets.tensor_info import describe
 from minitorch.widgets.watch import facts_of
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from minitorch._tensor import Tensor
 from minitorch.autograd import no_grad
 from minitorch.layout import (
     check_as_strided,
@@ -31,7 +32,6 @@ from minitorch.layout import (
     storage_span,
     view_strides,
 )
-from minitorch.tensor import Tensor
 from minitorch.widgets.tensor_info import storage_values
 
 MAX_ELEMENTS = 1024  # the most logical elements (or storage cells) a view may draw

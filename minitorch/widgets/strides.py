@@ -20,8 +20,8 @@ from typing import Any
 
 import traitlets
 
+from minitorch._tensor import Tensor
 from minitorch.autograd import no_grad
-from minitorch.tensor import Tensor
 from minitorch.widgets.broadcasting import broadcast_columns
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
 from minitorch.widgets.stride_state import MAX_ELEMENTS, VIEW_OPS, ViewChain, index_of

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from minitorch._tensor import Tensor
 from minitorch.layout import is_contiguous
-from minitorch.tensor import Tensor
 
 MAX_VALUES = 64  # tensors with more elements get a summary instead of their values
 

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd import engine, function
 from minitorch.autograd.function import Node
-from minitorch.tensor import Tensor
 
 
 @dataclass

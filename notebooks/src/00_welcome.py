@@ -47,7 +47,7 @@ print(loss)
 #
 # | layer | question it answers | where in minitorch | chapter |
 # | --- | --- | --- | --- |
-# | **tensor = storage + layout** | where are the numbers, and how do I read them? | `layout.py`, `tensor.py` | 1, 2 |
+# | **tensor = storage + layout** | where are the numbers, and how do I read them? | `layout.py`, `_tensor.py` | 1, 2 |
 # | **dispatch** | which kernel runs this op, for this device and dtype? | `dispatch.py` | 3 |
 # | **kernels** | the loops that actually compute | `backends/` | 3, 5, 6 |
 # | **autograd** | how do gradients flow back? | `autograd/` | 4 |
@@ -82,7 +82,7 @@ print("strides of x.t():", xt.stride(), "  same storage:", xt._storage is x._sto
 # kernel call, the way PyTorch's profiler does.
 
 # %%
-from minitorch.testing.show import show_trace
+from minitorch.course.show import show_trace
 
 with minitorch.dispatch.trace() as calls:
     y = (x @ w).relu()
@@ -105,7 +105,7 @@ show_trace(calls)
 # running ordinary Python code, anew on every run.
 
 # %%
-from minitorch.testing.show import show_graph
+from minitorch.course.show import show_graph
 
 show_graph(loss)
 

@@ -62,7 +62,7 @@ for index in [(0, 0), (0, 2), (1, 0), (1, 2)]:
 # that finds it, and the storage cell it reads.
 
 # %%
-from minitorch.testing.show import show_layout
+from minitorch.course.show import show_layout
 
 show_layout(x, "x")
 

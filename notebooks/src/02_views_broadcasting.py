@@ -15,7 +15,7 @@
 # %%
 import minitorch
 from minitorch import layout
-from minitorch.testing.show import show_layout
+from minitorch.course.show import show_layout
 
 
 def describe(name, t):

@@ -22,7 +22,7 @@ from minitorch import dispatch
 from minitorch.backends import Strided
 from minitorch.backends import reference
 from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
-from minitorch.testing.show import show_trace
+from minitorch.course.show import show_trace
 
 # %% [markdown]
 # ## Few kernels, many ops

@@ -18,7 +18,7 @@ import weakref
 
 import minitorch
 from minitorch.autograd import Function, gradcheck
-from minitorch.testing.show import show_graph
+from minitorch.course.show import show_graph
 
 # %% [markdown]
 # ## The graph is recorded while the code runs

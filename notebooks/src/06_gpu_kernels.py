@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import minitorch
-from minitorch.testing.gpu_checks import raw_module, thread_order, to_device, to_host
+from minitorch.course.gpu_checks import raw_module, thread_order, to_device, to_host
 
 # %% [markdown]
 # ## Thousands of threads, one function

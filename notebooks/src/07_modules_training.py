@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 import minitorch
-from minitorch.testing.training_checks import accuracy, cross_entropy, two_moons
+from minitorch.course.training_checks import accuracy, cross_entropy, two_moons
 
 # %% [markdown]
 # ## The data: two moons

@@ -1,4 +1,4 @@
-"""Gradients of every differentiable op in the op table (``tests/oracle.py``):
+"""Gradients of every differentiable op in the op table (``tests/op_table.py``):
 
 * first-order gradients vs PyTorch (float64 and float32) for every sample input
   (broadcasting, transposed, sliced and expanded inputs: the leaves are the bases, so
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 from helpers import assert_close, dtype_name, flatten_outputs, to_numpy
-from oracle import (
+from op_table import (
     ARITHMETIC,
     GRAD_OPS,
     OPS,

@@ -1,4 +1,4 @@
-"""Forward tests driven by the op table (``tests/oracle.py``): for every op, dtype and
+"""Forward tests driven by the op table (``tests/op_table.py``): for every op, dtype and
 sample input (contiguous, transposed, sliced, expanded, broadcast, 0-d, empty), the
 minitorch result must equal PyTorch's in values, dtype and shape; views must also have
 PyTorch's strides and storage offset and share memory with their base; and no op may
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 import torch
 from helpers import assert_close, assert_same_view, flatten_outputs
-from oracle import build_pair, op_dtype_params
+from op_table import build_pair, op_dtype_params
 
 import minitorch as mt
 

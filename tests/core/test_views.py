@@ -1,6 +1,6 @@
 """Views, copies and ``__setitem__`` (issue 2, item 4) against PyTorch.
 
-The op table (``tests/oracle.py``) already checks every view op's strides, offset and
+The op table (``tests/op_table.py``) already checks every view op's strides, offset and
 shared memory sample by sample. Here: random *chains* of views (a view of a view of a
 view...), copies that must not share memory, and ``__setitem__`` with every kind of
 index, also through views.

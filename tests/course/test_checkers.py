@@ -7,10 +7,10 @@ import importlib.util
 
 import pytest
 
-from minitorch import testing
+from minitorch import course
 from minitorch.autograd import Function
+from minitorch.course import CheckFailed
 from minitorch.layout import index_to_position, numel, ordinal_to_index
-from minitorch.testing import CheckFailed
 from tests.course.notebooks import SOLUTIONS
 
 
@@ -43,17 +43,17 @@ def rejects(check, wrong, *words: str, **kwargs) -> None:
 # ----- every check: correct passes, NotImplementedError is "not done yet" -------------
 
 CORRECT = [
-    (testing.check_index_to_position, ch1.index_to_position, {}),
-    (testing.check_ordinal_to_index, ch1.ordinal_to_index, {}),
-    (testing.check_contiguous_strides, ch1.contiguous_strides, {}),
-    (testing.check_permute, ch2.permute, {}),
-    (testing.check_narrow, ch2.narrow, {}),
-    (testing.check_expand, ch2.expand, {}),
-    (testing.check_broadcast_shapes, ch2.broadcast_shapes, {}),
-    (testing.check_map_kernel, ch3.map_kernel, {}),
-    (testing.check_zip_kernel, ch3.zip_kernel, {}),
-    (testing.check_sum_kernel, ch3.sum_kernel, {}),
-    (testing.check_topological_order, ch4.topological_order, {}),
+    (course.check_index_to_position, ch1.index_to_position, {}),
+    (course.check_ordinal_to_index, ch1.ordinal_to_index, {}),
+    (course.check_contiguous_strides, ch1.contiguous_strides, {}),
+    (course.check_permute, ch2.permute, {}),
+    (course.check_narrow, ch2.narrow, {}),
+    (course.check_expand, ch2.expand, {}),
+    (course.check_broadcast_shapes, ch2.broadcast_shapes, {}),
+    (course.check_map_kernel, ch3.map_kernel, {}),
+    (course.check_zip_kernel, ch3.zip_kernel, {}),
+    (course.check_sum_kernel, ch3.sum_kernel, {}),
+    (course.check_topological_order, ch4.topological_order, {}),
 ]
 
 
@@ -70,8 +70,8 @@ def test_unfinished_code_is_not_done_yet(check, solution, kwargs, capsys) -> Non
 
 
 def test_functions_pass_and_unfinished_functions_are_not_done(capsys) -> None:
-    assert testing.check_function(ch4.Softplus, lambda x: x.exp().log1p(), cases=10)
-    assert testing.check_function(ch4.Hypot, lambda a, b: (a * a + b * b).sqrt(), arity=2,
+    assert course.check_function(ch4.Softplus, lambda x: x.exp().log1p(), cases=10)
+    assert course.check_function(ch4.Hypot, lambda a, b: (a * a + b * b).sqrt(), arity=2,
                                   positive=True, cases=10)  # fmt: skip
 
     class Unfinished(Function):
@@ -79,7 +79,7 @@ def test_functions_pass_and_unfinished_functions_are_not_done(capsys) -> None:
         def forward(ctx, x):
             raise NotImplementedError
 
-    assert not testing.check_function(Unfinished, lambda x: x.exp())
+    assert not course.check_function(Unfinished, lambda x: x.exp())
     assert "not done yet" in capsys.readouterr().out
 
 
@@ -88,21 +88,21 @@ def test_functions_pass_and_unfinished_functions_are_not_done(capsys) -> None:
 
 def test_index_to_position_rejects_typical_mistakes() -> None:
     rejects(
-        testing.check_index_to_position,
+        course.check_index_to_position,
         lambda index, strides, offset: sum(i * s for i, s in zip(index, strides)),
         "offset",
     )
     rejects(
-        testing.check_index_to_position,
+        course.check_index_to_position,
         lambda index, strides, offset: offset + sum(i * s for i, s in zip(index, strides[::-1])),
         "mirrored",
     )
-    rejects(testing.check_index_to_position, lambda index, strides, offset: offset + sum(index),
+    rejects(course.check_index_to_position, lambda index, strides, offset: offset + sum(index),
             "stride")  # fmt: skip
 
 
 def test_student_exceptions_are_explained() -> None:
-    rejects(testing.check_index_to_position, lambda index, strides, offset: index[5],
+    rejects(course.check_index_to_position, lambda index, strides, offset: index[5],
             "IndexError", "on this case")  # fmt: skip
 
 
@@ -112,20 +112,20 @@ def test_ordinal_to_index_rejects_first_dimension_fastest() -> None:
             out_index[d] = ordinal % shape[d]
             ordinal //= shape[d]
 
-    rejects(testing.check_ordinal_to_index, column_major, "last")
+    rejects(course.check_ordinal_to_index, column_major, "last")
 
 
 def test_contiguous_strides_rejects_reversed_and_sizes() -> None:
-    rejects(testing.check_contiguous_strides, lambda shape: ch1.contiguous_strides(shape)[::-1],
+    rejects(course.check_contiguous_strides, lambda shape: ch1.contiguous_strides(shape)[::-1],
             "from the right")  # fmt: skip
-    rejects(testing.check_contiguous_strides, lambda shape: tuple(shape), "product")
+    rejects(course.check_contiguous_strides, lambda shape: tuple(shape), "product")
 
 
 # ----- chapter 2 ---------------------------------------------------------------------
 
 
 def test_permute_rejects_unpermuted_strides() -> None:
-    rejects(testing.check_permute,
+    rejects(course.check_permute,
             lambda shape, strides, offset, dims: (tuple(shape[d] for d in dims), strides, offset),
             "strides must move")  # fmt: skip
 
@@ -137,8 +137,8 @@ def test_narrow_rejects_wrong_offsets() -> None:
     def offset_plus_start(shape, strides, offset, dim, start, length):
         return shape[:dim] + (length,) + shape[dim + 1 :], strides, offset + start
 
-    rejects(testing.check_narrow, keep_offset, "start * strides[dim]")
-    rejects(testing.check_narrow, offset_plus_start, "not `start`")
+    rejects(course.check_narrow, keep_offset, "start * strides[dim]")
+    rejects(course.check_narrow, offset_plus_start, "not `start`")
 
 
 def test_expand_rejects_nonzero_strides_and_missing_errors() -> None:
@@ -152,8 +152,8 @@ def test_expand_rejects_nonzero_strides_and_missing_errors() -> None:
         except RuntimeError:
             return tuple(sizes), (0,) * len(sizes), offset
 
-    rejects(testing.check_expand, keeps_strides, "stride 0")
-    rejects(testing.check_expand, never_raises, "raise RuntimeError")
+    rejects(course.check_expand, keeps_strides, "stride 0")
+    rejects(course.check_expand, never_raises, "raise RuntimeError")
 
 
 def test_broadcast_shapes_rejects_left_alignment_and_missing_errors() -> None:
@@ -168,8 +168,8 @@ def test_broadcast_shapes_rejects_left_alignment_and_missing_errors() -> None:
         except RuntimeError:
             return ()
 
-    rejects(testing.check_broadcast_shapes, left_aligned, "broadcast_shapes")
-    rejects(testing.check_broadcast_shapes, never_raises, "RuntimeError")
+    rejects(course.check_broadcast_shapes, left_aligned, "broadcast_shapes")
+    rejects(course.check_broadcast_shapes, never_raises, "RuntimeError")
 
 
 # ----- chapter 3 ---------------------------------------------------------------------
@@ -180,7 +180,7 @@ def test_map_kernel_rejects_contiguous_assumption() -> None:
         for i in range(numel(out.shape)):
             out.storage[out.offset + i] = f(a.storage[a.offset + i])
 
-    rejects(testing.check_map_kernel, as_if_contiguous, "map_kernel")
+    rejects(course.check_map_kernel, as_if_contiguous, "map_kernel")
 
 
 def test_map_kernel_rejects_ignoring_the_output_layout() -> None:
@@ -190,7 +190,7 @@ def test_map_kernel_rejects_ignoring_the_output_layout() -> None:
             ordinal_to_index(i, out.shape, index)
             out.storage[i] = f(a.storage[index_to_position(index, a.strides, a.offset)])
 
-    rejects(testing.check_map_kernel, contiguous_output, "out")
+    rejects(course.check_map_kernel, contiguous_output, "out")
 
 
 def test_zip_kernel_rejects_shared_strides() -> None:
@@ -202,7 +202,7 @@ def test_zip_kernel_rejects_shared_strides() -> None:
             y = b.storage[index_to_position(index, a.strides, b.offset)]
             out.storage[index_to_position(index, out.strides, out.offset)] = f(x, y)
 
-    rejects(testing.check_zip_kernel, strides_of_a, "zip_kernel")
+    rejects(course.check_zip_kernel, strides_of_a, "zip_kernel")
 
 
 def test_sum_kernel_rejects_unreset_output_and_first_element_only() -> None:
@@ -221,8 +221,8 @@ def test_sum_kernel_rejects_unreset_output_and_first_element_only() -> None:
             position = index_to_position(index, out.strides, out.offset)
             out.storage[position] = a.storage[index_to_position(index, a.strides, a.offset)]
 
-    rejects(testing.check_sum_kernel, adds_to_out, "starting from 0")
-    rejects(testing.check_sum_kernel, first_only, "first element")
+    rejects(course.check_sum_kernel, adds_to_out, "starting from 0")
+    rejects(course.check_sum_kernel, first_only, "first element")
 
 
 # ----- chapter 4 ---------------------------------------------------------------------
@@ -235,7 +235,7 @@ def test_function_check_rejects_a_forgotten_chain_rule() -> None:
             (x,) = ctx.saved_tensors
             return x.sigmoid()
 
-    rejects(testing.check_function, NoChainRule, "chain rule", reference=lambda x: x.exp().log1p())
+    rejects(course.check_function, NoChainRule, "chain rule", reference=lambda x: x.exp().log1p())
 
 
 def test_function_check_rejects_swapped_gradients_and_wrong_values() -> None:
@@ -254,8 +254,8 @@ def test_function_check_rejects_swapped_gradients_and_wrong_values() -> None:
     def hypot(a, b):
         return (a * a + b * b).sqrt()
 
-    rejects(testing.check_function, Swapped, "order", reference=hypot, arity=2, positive=True)
-    rejects(testing.check_function, NoSqrt, "forward", reference=hypot, arity=2, positive=True)
+    rejects(course.check_function, Swapped, "order", reference=hypot, arity=2, positive=True)
+    rejects(course.check_function, NoSqrt, "forward", reference=hypot, arity=2, positive=True)
 
 
 def test_topological_order_rejects_breadth_first_missing_and_duplicates() -> None:
@@ -281,14 +281,14 @@ def test_topological_order_rejects_breadth_first_missing_and_duplicates() -> Non
             stack.extend(child for child, _ in node.next_functions if child is not None)
         return order
 
-    rejects(testing.check_topological_order, breadth_first_with_duplicates, "only once")
-    rejects(testing.check_topological_order, first_level_only, "missing")
-    rejects(testing.check_topological_order, depth_first_preorder, "before")
+    rejects(course.check_topological_order, breadth_first_with_duplicates, "only once")
+    rejects(course.check_topological_order, first_level_only, "missing")
+    rejects(course.check_topological_order, depth_first_preorder, "before")
 
 
 # ----- chapter 5 (Numba) -------------------------------------------------------------
 
-from minitorch.testing import numba_checks  # noqa: E402
+from minitorch.course import numba_checks  # noqa: E402
 
 ch5 = load_solutions("05_fast_cpu_kernels")
 
@@ -329,7 +329,7 @@ def test_numba_checks_accept_solutions_and_reject_mistakes(capsys) -> None:
 
 # ----- chapter 6 (CUDA C kernels on the emulator) ------------------------------------
 
-from minitorch.testing import gpu_checks  # noqa: E402
+from minitorch.course import gpu_checks  # noqa: E402
 
 ch6 = load_solutions("06_gpu_kernels")
 
@@ -373,7 +373,7 @@ def test_gpu_checks_accept_solutions_and_reject_mistakes(capsys) -> None:
 
 # ----- chapters 7 and 8 (training, convolution) ---------------------------------------
 
-from minitorch.testing import training_checks  # noqa: E402
+from minitorch.course import training_checks  # noqa: E402
 
 
 def test_training_check_rejects_loops_that_do_not_learn() -> None:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from minitorch.testing.course import REPO_URL, colab_url
+from minitorch.course.notebook_setup import REPO_URL, colab_url
 from tests.course.notebooks import (
     NOTEBOOKS,
     ROOT,

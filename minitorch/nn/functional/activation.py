@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from minitorch._tensor import Tensor
 from minitorch.ops import reduce
-from minitorch.tensor import Tensor
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 (PyTorch's name)

@@ -27,9 +27,9 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import dispatch
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.layout import contiguous_strides
-from minitorch.tensor import Tensor
 
 
 def pair(value: Any, name: str = "value") -> tuple[int, int]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64
 from minitorch.ops import linalg
 from minitorch.ops.indexing import Gather, ScatterAdd
 from minitorch.ops.shape import flatten as _flatten
-from minitorch.tensor import Tensor
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import warnings
 
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.indexing import Gather
-from minitorch.tensor import Tensor
 
 REDUCTIONS = ("none", "mean", "sum")
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.layout import numel
-from minitorch.tensor import Tensor
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.nn.functional.conv import Unfold, _as_4d, _geometry, pair
-from minitorch.tensor import Tensor
 
 
 def _pool_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool) -> tuple:

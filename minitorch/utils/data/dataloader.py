@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from minitorch import creation
+from minitorch._tensor import Tensor
 from minitorch.ops.shape import stack
-from minitorch.tensor import Tensor
 from minitorch.utils.data.dataset import Dataset, TensorDataset
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minitorch import creation
-from minitorch.tensor import Tensor
+from minitorch._tensor import Tensor
 
 
 class Dataset:

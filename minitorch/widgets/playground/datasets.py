@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from minitorch import data
+from minitorch._tensor import Tensor
 from minitorch.creation import tensor
-from minitorch.tensor import Tensor
 from minitorch.widgets.playground.config import (
     MULTICLASS_DATASETS,
     REGRESSION_DATASETS,

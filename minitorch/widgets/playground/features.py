@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from minitorch._tensor import Tensor
 from minitorch.ops.shape import stack
-from minitorch.tensor import Tensor
 
 # name -> (how it is written, function of the two coordinate columns)
 FEATURES: dict[str, tuple[str, Callable[[Tensor, Tensor], Tensor]]] = {

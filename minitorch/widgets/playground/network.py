@@ -27,9 +27,9 @@ from a ``Generator`` seeded by the config so a shared configuration restarts ide
 from __future__ import annotations
 
 from minitorch import nn
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.creation import Generator, rand
-from minitorch.tensor import Tensor
 
 ACTIVATION_MODULES = {"relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "linear": nn.Identity}
 ACTIVATION_CODE = {"relu": "nn.ReLU()", "tanh": "nn.Tanh()", "sigmoid": "nn.Sigmoid()",

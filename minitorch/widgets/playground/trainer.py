@@ -34,11 +34,11 @@ from typing import NamedTuple
 import numpy as np
 
 from minitorch import optim
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.creation import tensor
 from minitorch.dtypes import float32, int64
 from minitorch.nn import functional as F
-from minitorch.tensor import Tensor
 from minitorch.widgets.playground import network
 from minitorch.widgets.playground.compute import BACKENDS, computing, default_backend, emulated
 from minitorch.widgets.playground.config import (

@@ -1,7 +1,7 @@
 """Reference solutions for exercises/07_modules_training.ipynb."""
 
 import minitorch
-from minitorch.testing.training_checks import cross_entropy
+from minitorch.course.training_checks import cross_entropy
 
 
 # %% exercise=train

@@ -14,7 +14,7 @@
 # %% setup(backend="reference")
 
 # %%
-from minitorch.testing import check_contiguous_strides, check_index_to_position, check_ordinal_to_index
+from minitorch.course import check_contiguous_strides, check_index_to_position, check_ordinal_to_index
 
 # %% [markdown]
 # ## Exercise 1: `index_to_position`

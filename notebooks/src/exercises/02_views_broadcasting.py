@@ -9,7 +9,7 @@
 # %% setup(backend="reference")
 
 # %%
-from minitorch.testing import check_broadcast_shapes, check_expand, check_narrow, check_permute
+from minitorch.course import check_broadcast_shapes, check_expand, check_narrow, check_permute
 
 # %% [markdown]
 # ## Exercise 1: `permute`

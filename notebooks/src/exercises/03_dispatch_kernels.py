@@ -14,7 +14,7 @@
 
 # %%
 from minitorch.layout import index_to_position, numel, ordinal_to_index
-from minitorch.testing import check_map_kernel, check_sum_kernel, check_zip_kernel
+from minitorch.course import check_map_kernel, check_sum_kernel, check_zip_kernel
 
 # %% [markdown]
 # ## Exercise 1: `map_kernel`

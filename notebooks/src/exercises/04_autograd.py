@@ -11,7 +11,7 @@
 # %%
 import minitorch
 from minitorch.autograd import Function
-from minitorch.testing import check_function, check_topological_order
+from minitorch.course import check_function, check_topological_order
 
 # %% [markdown]
 # ## Exercise 1: `Softplus`

@@ -13,7 +13,7 @@ import numba
 import numpy as np
 
 from minitorch.layout import index_to_position, ordinal_to_index
-from minitorch.testing.numba_checks import check_numba_map, check_numba_matmul
+from minitorch.course.numba_checks import check_numba_map, check_numba_matmul
 
 # Numba compiles the library's own index helpers: call these inside your kernels.
 index_to_position_jit = numba.njit(index_to_position)

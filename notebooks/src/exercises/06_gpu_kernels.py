@@ -16,7 +16,7 @@
 # %% setup(emulate_cuda=True)
 
 # %%
-from minitorch.testing.gpu_checks import check_saxpy_kernel, check_tiled_matmul
+from minitorch.course.gpu_checks import check_saxpy_kernel, check_tiled_matmul
 
 # %% [markdown]
 # ## Exercise 1: `saxpy`

@@ -10,7 +10,7 @@
 
 # %%
 import minitorch
-from minitorch.testing.training_checks import check_training, cross_entropy
+from minitorch.course.training_checks import check_training, cross_entropy
 
 # %% [markdown]
 # ## Exercise: `train`

@@ -10,7 +10,7 @@
 
 # %%
 import minitorch
-from minitorch.testing.training_checks import check_conv2d
+from minitorch.course.training_checks import check_conv2d
 
 # %% [markdown]
 # ## Exercise: `conv2d`

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from minitorch import layout
-from minitorch.testing.cases import random_layouts, random_shape, rng
-from minitorch.testing.report import CheckFailed, call_student, checker, describe_layout, fail
+from minitorch.course.cases import random_layouts, random_shape, rng
+from minitorch.course.report import CheckFailed, call_student, checker, describe_layout, fail
 
 
 def _as_layout(result: object) -> tuple:

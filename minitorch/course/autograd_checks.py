@@ -13,8 +13,8 @@ import numpy as np
 
 import minitorch
 from minitorch.autograd.engine import sum_to
-from minitorch.testing.cases import KINDS, describe_tensor, random_shape, random_tensor, rng
-from minitorch.testing.report import CheckFailed, call_student, checker, fail
+from minitorch.course.cases import KINDS, describe_tensor, random_shape, random_tensor, rng
+from minitorch.course.report import CheckFailed, call_student, checker, fail
 
 NAMES = "abcd"
 

@@ -98,6 +98,6 @@ def strided(t: minitorch.Tensor) -> Strided:
 
 
 def describe_tensor(name: str, t: minitorch.Tensor) -> str:
-    from minitorch.testing.report import describe_layout
+    from minitorch.course.report import describe_layout
 
     return f"{name}: {describe_layout(tuple(t.shape), tuple(t.stride()), t.storage_offset())}"

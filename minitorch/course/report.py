@@ -1,6 +1,6 @@
 """How a homework check talks to a student.
 
-Every checker in ``minitorch.testing`` follows the same recipe:
+Every checker in ``minitorch.course`` follows the same recipe:
 
 1. build many cases (small shapes, non-contiguous views, stride-0 broadcasts, offsets);
 2. run the student's code and the reference on each case;

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import numpy as np
 
 import minitorch
-from minitorch.testing.cases import rng
-from minitorch.testing.report import CheckFailed, call_student, checker, fail
+from minitorch.course.cases import rng
+from minitorch.course.report import CheckFailed, call_student, checker, fail
 
 
 def two_moons(count: int, seed: int = 0, noise: float = 0.1) -> tuple[minitorch.Tensor, minitorch.Tensor]:

@@ -51,7 +51,7 @@ except ImportError:
                     f"minitorch[colab] @ git+{{REPO_URL}}"], check=True)
     import minitorch
 
-from minitorch.testing import course
+from minitorch import course
 
 device = course.setup({setup_arguments})'''
 

@@ -15,9 +15,9 @@ import numpy as np
 import minitorch
 from minitorch.backends import Strided
 from minitorch.backends import reference as reference_backend
+from minitorch.course.cases import KINDS, describe_tensor, random_shape, random_tensor, rng, strided
+from minitorch.course.report import call_student, checker, fail
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
-from minitorch.testing.cases import KINDS, describe_tensor, random_shape, random_tensor, rng, strided
-from minitorch.testing.report import call_student, checker, fail
 
 
 def _output(generator, shape: tuple[int, ...]) -> minitorch.Tensor:
