@@ -382,3 +382,72 @@ def check_as_strided(
             f"{storage_size}. Out of bounds: choose smaller sizes, strides or offset."
         )
     del low
+
+
+# --------------------------------------------------------------------------------------
+# Dimension merging (the fast backends' first step: fewer dimensions, less index math)
+# --------------------------------------------------------------------------------------
+
+
+def merge_dims(shape: Sequence[int], *all_strides: Sequence[int]) -> tuple[Shape, list[Strides]]:
+    """The fewest dimensions that walk every operand through the same positions, in the
+    same order, as ``shape`` with each operand's ``strides``.
+
+    Size-1 dimensions are dropped (an index along them is always 0), and dimension ``d``
+    merges into the one after it when, for *every* operand, one step along ``d`` jumps
+    exactly over a whole run of the next: ``strides[d] == strides[d + 1] * shape[d + 1]``::
+
+        merged = []                                  # (size, one stride per operand)
+        for d with shape[d] != 1:
+            if merged and every operand has previous stride == strides[d] * shape[d]:
+                merged[-1] = (previous size * shape[d], strides[d])
+            else:
+                merged.append((shape[d], strides[d]))
+
+    The result has at least one dimension (kernels look at ``shape[-1]``): a single
+    element becomes shape ``(1,)`` with stride 0.
+
+    >>> merge_dims((4, 5), (5, 1), (5, 1))           # contiguous: one flat run
+    ((20,), [(1,), (1,)])
+    >>> merge_dims((4, 5), (1, 4), (5, 1))           # a transposed operand: no merge
+    ((4, 5), [(1, 4), (5, 1)])
+    >>> merge_dims((2, 3, 4), (12, 4, 1), (0, 4, 1)) # the broadcast dim stays apart
+    ((2, 12), [(12, 1), (0, 1)])
+    """
+    sizes: list[int] = []
+    merged: list[list[int]] = [[] for _ in all_strides]
+    for d, size in enumerate(shape):
+        if size == 1:
+            continue
+        if sizes and all(new[-1] == strides[d] * size for new, strides in zip(merged, all_strides)):
+            sizes[-1] *= size
+            for new, strides in zip(merged, all_strides):
+                new[-1] = strides[d]
+        else:
+            sizes.append(size)
+            for new, strides in zip(merged, all_strides):
+                new.append(strides[d])
+    if not sizes:
+        return (1,), [(0,) for _ in all_strides]
+    return tuple(sizes), [tuple(new) for new in merged]
+
+
+def merge_kept_dims(
+    shape: Sequence[int], dim: int, *all_strides: Sequence[int]
+) -> tuple[Shape, list[Strides]]:
+    """A reduction's outer loop: every dimension but the reduced ``dim``, merged.
+
+    A reduction walks two nested loops: the *kept* dimensions pick one output (and the
+    start of its run in the input), the reduced one walks that run. The kept dimensions
+    of ``out`` and of the input share one shape, so they merge like an elementwise
+    layout (``merge_dims``). Summing dim 1 of a contiguous ``(3, 4, 5)`` tensor into an
+    ``out`` of shape ``(3, 1, 5)``: ``out``'s kept dims are one run, the input's are not
+    (a step along dim 0 jumps over the 4 x 5 reduced block), so both stay::
+
+    >>> merge_kept_dims((3, 4, 5), 1, (5, 5, 1), (20, 5, 1))
+    ((3, 5), [(5, 1), (20, 1)])
+    >>> merge_kept_dims((3, 4, 5), 0, (20, 5, 1), (20, 5, 1))   # sum over dim 0
+    ((20,), [(1,), (1,)])
+    """
+    kept = [d for d in range(len(shape)) if d != dim]
+    return merge_dims([shape[d] for d in kept], *([strides[d] for d in kept] for strides in all_strides))

@@ -378,3 +378,72 @@ def test_infer_shape_matches_torch(count, data):
             layout.infer_shape(tuple(shape), count)
         return
     assert layout.infer_shape(tuple(shape), count) == expected
+
+
+# --------------------------------------------------------------------------------------
+# Dimension merging: the merged layout addresses the same positions in the same order
+# --------------------------------------------------------------------------------------
+
+
+def _positions(shape, strides, offset=0):
+    """Every storage position a layout reads, in row-major order."""
+    index = [0] * len(shape)
+    found = []
+    for ordinal in range(layout.numel(shape)):
+        layout.ordinal_to_index(ordinal, shape, index)
+        found.append(layout.index_to_position(index, strides, offset))
+    return found
+
+
+@st.composite
+def shapes_with_strides(draw, operands: tuple[int, int] = (1, 3)):
+    """A shape of up to 5 dims and, for each operand, strides that are either contiguous,
+    broadcast (some 0), permuted-contiguous or random."""
+    shape = tuple(draw(st.lists(st.integers(0, 4), max_size=5)))
+    all_strides = []
+    for _ in range(draw(st.integers(*operands))):
+        kind = draw(st.sampled_from(["contiguous", "broadcast", "permuted", "random"]))
+        strides = list(layout.contiguous_strides(shape))
+        if kind == "broadcast":
+            strides = [0 if draw(st.booleans()) else s for s in strides]
+        elif kind == "permuted":
+            order = draw(st.permutations(range(len(shape))))
+            permuted = layout.contiguous_strides(tuple(shape[d] for d in order))
+            strides = [permuted[order.index(d)] for d in range(len(shape))]
+        elif kind == "random":
+            strides = [draw(st.integers(0, 30)) for _ in shape]
+        all_strides.append(tuple(strides))
+    return shape, all_strides
+
+
+@given(shapes_with_strides())
+@settings(max_examples=300, deadline=None)
+def test_merge_dims_addresses_the_same_positions(case):
+    shape, all_strides = case
+    new_shape, new_strides = layout.merge_dims(shape, *all_strides)
+    assert len(new_shape) >= 1 and layout.numel(new_shape) == layout.numel(shape)
+    assert len(new_shape) <= max(1, len(shape))
+    for strides, merged in zip(all_strides, new_strides):
+        assert _positions(new_shape, merged) == _positions(shape, strides)
+
+
+@given(shapes_with_strides(operands=(2, 2)), st.data())
+@settings(max_examples=300, deadline=None)
+def test_merge_kept_dims_addresses_the_same_output_starts(case, data):
+    shape, (out_strides, a_strides) = case
+    assume(len(shape) >= 1)
+    dim = data.draw(st.integers(0, len(shape) - 1))
+    kept_shape = shape[:dim] + shape[dim + 1 :]
+    kept_out = out_strides[:dim] + out_strides[dim + 1 :]
+    kept_a = a_strides[:dim] + a_strides[dim + 1 :]
+    new_shape, (new_out, new_a) = layout.merge_kept_dims(shape, dim, out_strides, a_strides)
+    assert _positions(new_shape, new_out) == _positions(kept_shape, kept_out)
+    assert _positions(new_shape, new_a) == _positions(kept_shape, kept_a)
+
+
+def test_merge_dims_examples():
+    assert layout.merge_dims((2, 3, 4), (12, 4, 1)) == ((24,), [(1,)])
+    assert layout.merge_dims((2, 3, 4), (12, 4, 1), (0, 4, 1)) == ((2, 12), [(12, 1), (0, 1)])
+    assert layout.merge_dims((4, 5), (1, 4)) == ((4, 5), [(1, 4)])  # transposed: kept
+    assert layout.merge_dims((1, 5, 1), (5, 1, 1)) == ((5,), [(1,)])
+    assert layout.merge_dims((), ()) == ((1,), [(0,)])  # one element: one dim of size 1
