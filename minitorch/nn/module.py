@@ -33,8 +33,12 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from minitorch._tensor import Tensor
+from minitorch._tensor import Size, Tensor
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.creation import empty
+from minitorch.dtypes import dtype as DType
+from minitorch.dtypes import float32, float64
+from minitorch.ops.convert import to as tensor_to
 
 
 class Parameter(Tensor):
@@ -48,8 +52,6 @@ class Parameter(Tensor):
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         if data is None:
-            from minitorch.creation import empty
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor, but got {type(data).__name__}")
@@ -368,8 +370,6 @@ class Module:
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move (``to("cuda")``) and/or convert (``to(minitorch.float64)``) every parameter
         and buffer. Integer buffers keep their dtype; only floating ones are converted."""
-        from minitorch.ops.convert import to as tensor_to
-
         def convert(t: Tensor) -> Tensor:
             moved = tensor_to(t, *[a for a in args if not _is_dtype(a)],
                               **{k: v for k, v in kwargs.items() if k != "dtype"})  # fmt: skip
@@ -387,13 +387,9 @@ class Module:
         return self.to("cuda" if device is None else device)
 
     def float(self) -> Module:  # noqa: A003 (PyTorch's name)
-        from minitorch.dtypes import float32
-
         return self.to(float32)
 
     def double(self) -> Module:
-        from minitorch.dtypes import float64
-
         return self.to(float64)
 
     # ----- state dict ---------------------------------------------------------------
@@ -501,12 +497,8 @@ class Module:
 
 
 def _size(shape: Any) -> str:
-    from minitorch._tensor import Size
-
     return repr(Size(tuple(shape)))
 
 
 def _is_dtype(value: Any) -> bool:
-    from minitorch.dtypes import dtype
-
-    return isinstance(value, dtype)
+    return isinstance(value, DType)

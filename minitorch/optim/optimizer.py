@@ -24,7 +24,7 @@ from copy import deepcopy
 from typing import Any
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.grad_mode import enable_grad, no_grad
 
 
 class _RequiredParameter:
@@ -111,8 +111,6 @@ class Optimizer:
     def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None
-        from minitorch.autograd.grad_mode import enable_grad
-
         with enable_grad():
             return closure()
 
