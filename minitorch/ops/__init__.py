@@ -17,10 +17,12 @@ Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so tha
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
-from minitorch import creation
+from minitorch import autograd, creation
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import gradient_edge
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.ops import binary, convert, indexing, inplace, linalg, reduce, shape, unary
 
@@ -28,16 +30,12 @@ from minitorch.ops import binary, convert, indexing, inplace, linalg, reduce, sh
 def backward(t: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Any = None) -> None:  # fmt: skip
     """Compute the gradient of ``t`` with respect to every leaf, into their ``.grad``."""
-    from minitorch import autograd
-
     del inputs
     autograd.backward(t, gradient, retain_graph, create_graph)
 
 
 def register_hook(t: Tensor, hook: Any) -> Any:
     """Call ``hook(grad)`` when ``t``'s gradient is computed; it may return a new one."""
-    from minitorch.autograd.function import gradient_edge
-
     if not t.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     node, output_nr = gradient_edge(t)
@@ -59,8 +57,6 @@ class _RemovableHandle:
 
 def retain_grad(t: Tensor) -> None:
     """Keep ``.grad`` for a non-leaf tensor too (leaves always keep theirs)."""
-    import weakref
-
     if not t.requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if t.is_leaf or t._retains_grad:
