@@ -41,17 +41,13 @@ BACKENDS = {
 
 
 def works(name: str) -> bool:
-    """True when backend choice ``name`` can run here."""
+    """True when backend choice ``name`` can run here. The CUDA choices ask the CUDA
+    backend (found through ``dispatch``) to run on the emulator or on a GPU for a moment."""
     try:
-        dispatch.load_backend(BACKENDS[name][0])
-        if name == "cuda_emulator":
-            from minitorch.backends import cuda_emulator
-
-            return bool(cuda_emulator.is_available())
-        if name == "cuda":
-            from minitorch.backends import cuda
-
-            return cuda._gpu_problem() is None
+        backend = dispatch.load_backend(BACKENDS[name][0])
+        if name in ("cuda", "cuda_emulator"):
+            with backend.running_on("emulator" if name == "cuda_emulator" else "gpu"):
+                pass
         return True
     except Exception:  # a missing CuPy, compiler or GPU: just not offered
         return False
@@ -73,9 +69,7 @@ def emulated(active: bool) -> contextlib.AbstractContextManager:
     Tensors made on the emulator can only be read or copied while it is active."""
     if not active:
         return contextlib.nullcontext()
-    from minitorch.backends import cuda
-
-    return cuda.emulated()
+    return dispatch.load_backend("cuda").running_on("emulator")
 
 
 @contextlib.contextmanager
