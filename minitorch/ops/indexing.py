@@ -15,6 +15,8 @@ PyTorch (like NumPy) has two kinds of indexing, and the difference matters:
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -64,16 +66,63 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     return _as_index_tensor(stacked.astype(np.int64).reshape(-1, x.ndim), x)
 
 
-def _parse_key(x: Tensor, key: Any) -> tuple[list, list]:
-    """Split an indexing key into basic layout steps and advanced (dim, index) pairs."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    consumed = sum(
-        (item.ndim if isinstance(item, Tensor) and item.dtype is bool_ else 1)
+def _key_items(key: Any) -> tuple:
+    """The key as a tuple of items, by PyTorch's rule for a key that is not a tuple.
+
+    ``t[1]``, ``t[mask]``, ``t[[0, 2]]`` are one item. A *list* that holds a slice,
+    ``None``, ``...``, a tensor or another sequence is NumPy's old spelling of a tuple:
+    ``t[[[0, 1], [1, 0]]]`` means ``t[[0, 1], [1, 0]]`` (elements (0, 1) and (1, 0)), not
+    one 2-D index. PyTorch 2.13 still reads it so, with a warning; so do we."""
+    if isinstance(key, tuple):
+        return key
+    if isinstance(key, list) and len(key) < 32 and any(
+        item is None or item is Ellipsis or isinstance(item, (slice, Tensor, np.ndarray, Sequence))
         for item in key
-        if item is not None and item is not Ellipsis
-    )
-    if sum(item is Ellipsis for item in key) > 1:
+    ):
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated; use "
+            "x[tuple(seq)] instead of x[seq]",
+            UserWarning,
+            stacklevel=4,
+        )
+        return tuple(key)
+    return (key,)
+
+
+def _canonical_item(item: Any, x: Tensor) -> Any:
+    """One key item as ``...``, ``None``, a slice, a Python int, a Python bool, or an index
+    tensor of at least one dimension. A 0-d tensor (or NumPy 0-d array) is the number it
+    holds: ``t[tensor(1)]`` is ``t[1]``, a view, as in PyTorch."""
+    if item is None or item is Ellipsis or isinstance(item, slice):
+        return item
+    if isinstance(item, (bool, np.bool_)):
+        return bool(item)
+    if isinstance(item, (int, np.integer)):
+        return int(item)
+    if isinstance(item, float):
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+            "Variables are valid indices (got float)"
+        )
+    index = _as_index_tensor(item, x)
+    if index.ndim == 0:
+        return bool(index.item()) if index.dtype is bool_ else int(index.item())
+    return index
+
+
+def _dims_consumed(item: Any) -> int:
+    """How many dimensions of the indexed tensor an item uses up."""
+    if item is None or item is Ellipsis or isinstance(item, bool):
+        return 0  # a Python bool (like None) adds a dimension of size 1 (or 0) instead
+    if isinstance(item, Tensor) and item.dtype is bool_:
+        return item.ndim  # a mask covers as many dimensions as it has
+    return 1
+
+
+def _parse_key(x: Tensor, items: tuple) -> tuple[list, list]:
+    """Split canonical key items into basic layout steps and advanced (dim, index) pairs."""
+    consumed = sum(_dims_consumed(item) for item in items)
+    if sum(item is Ellipsis for item in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
@@ -81,7 +130,7 @@ def _parse_key(x: Tensor, key: Any) -> tuple[list, list]:
     advanced: list = []
     dim = 0  # dimension of the result being built
     source_dim = 0  # dimension of x the next item indexes
-    for item in key:
+    for item in items:
         if item is Ellipsis:
             skip = x.ndim - consumed
             dim += skip
@@ -89,20 +138,17 @@ def _parse_key(x: Tensor, key: Any) -> tuple[list, list]:
         elif item is None:
             steps.append(("unsqueeze", dim))
             dim += 1
-        elif isinstance(item, bool):
-            raise IndexError("indexing with a Python bool is not supported; use a mask tensor")
-        elif isinstance(item, float):
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                "Variables are valid indices (got float)"
-            )
-        elif isinstance(item, (int, np.integer)):
+        elif isinstance(item, bool):  # t[True] is t[None][[0]]; t[False] is t[None][[]]
+            steps.append(("unsqueeze", dim))
+            advanced.append((dim, _as_index_tensor(np.zeros(int(item), dtype=np.int64), x)))
+            dim += 1
+        elif isinstance(item, int):
             size = x._shape[source_dim]
             if not -size <= item < size:
                 raise IndexError(
                     f"index {item} is out of bounds for dimension {source_dim} with size {size}"
                 )
-            steps.append(("select", dim, int(item)))
+            steps.append(("select", dim, item))
             source_dim += 1
         elif isinstance(item, slice):
             start = 0 if item.start is None else int(item.start)
@@ -113,29 +159,28 @@ def _parse_key(x: Tensor, key: Any) -> tuple[list, list]:
             steps.append(("slice", dim, start, stop, step))
             dim += 1
             source_dim += 1
+        elif item.dtype is bool_:
+            for k in range(item.ndim):
+                if item._shape[k] != x._shape[source_dim + k]:
+                    raise IndexError(
+                        f"The shape of the mask {list(item.shape)} at index {k} does not "
+                        f"match the shape of the indexed tensor {list(x.shape)} at index "
+                        f"{source_dim + k}"
+                    )
+            for k, column in enumerate(nonzero(item, as_tuple=True)):
+                advanced.append((dim + k, column))
+            dim += item.ndim
+            source_dim += item.ndim
         else:
-            index = _as_index_tensor(item, x)
-            if index.dtype is bool_:
-                for k in range(index.ndim):
-                    if index._shape[k] != x._shape[source_dim + k]:
-                        raise IndexError(
-                            f"The shape of the mask {list(index.shape)} at index {k} does not "
-                            f"match the shape of the indexed tensor {list(x.shape)} at index "
-                            f"{source_dim + k}"
-                        )
-                for k, column in enumerate(nonzero(index, as_tuple=True)):
-                    advanced.append((dim + k, column))
-                dim += index.ndim
-                source_dim += index.ndim
-            else:
-                advanced.append((dim, index))
-                dim += 1
-                source_dim += 1
+            advanced.append((dim, item))
+            dim += 1
+            source_dim += 1
     return steps, advanced
 
 
 def getitem(x: Tensor, key: Any) -> Tensor:
-    steps, advanced = _parse_key(x, key)
+    items = tuple(_canonical_item(item, x) for item in _key_items(key))
+    steps, advanced = _parse_key(x, items)
     result = region(x, steps) if steps else x
     if not advanced:
         return result if steps else region(x, [])
@@ -181,19 +226,62 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
 
 def setitem(x: Tensor, key: Any, value: Any) -> None:
     """``x[key] = value``: basic keys copy into the view; advanced keys write the
-    chosen elements (an in-place op either way, so every view sees it)."""
-    steps, advanced = _parse_key(x, key)
+    chosen elements (an in-place op either way, so every view sees it).
+
+    As in PyTorch, the value's leading size-1 dimensions are dropped before it is
+    broadcast: ``x[0] = ones(1, 3)`` fills row 0 of a ``(2, 3)`` tensor. An advanced write
+    of a tensor needs the same dtype (except a one-element value under one mask)."""
+    value = _assignable(value, x)
+    items = tuple(_canonical_item(item, x) for item in _key_items(key))
+    steps, advanced = _parse_key(x, items)
     if not advanced:
         copy_(region(x, steps) if steps else x, value)
         return
-    apply_inplace(x, lambda old: _index_put(old, key, value))
+    if isinstance(value, Tensor) and value.dtype is not x.dtype:
+        if not (_is_one_mask(items) and value.numel() == 1):  # PyTorch's masked_fill case
+            raise RuntimeError(
+                f"Index put requires the source and destination dtypes match, got "
+                f"{x.dtype.name} for the destination and {value.dtype.name} for the source "
+                f"(convert it first: value.to(minitorch.{x.dtype.name}))"
+            )
+    apply_inplace(x, lambda old: _index_put(old, steps, advanced, value))
 
 
-def _index_put(x: Tensor, key: Any, value: Any) -> Tensor:
-    """``x`` with the elements ``x[key]`` replaced by ``value`` (out of place)."""
+def _assignable(value: Any, x: Tensor) -> Any:
+    """``value`` checked for ``x[key] = value``: a Python number, or a tensor with its
+    leading size-1 dimensions dropped."""
+    if isinstance(value, Tensor):
+        ones = next((k for k, size in enumerate(value._shape) if size != 1), value.ndim)
+        return value.reshape(value._shape[ones:]) if ones else value
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, complex):
+        raise RuntimeError(f"value cannot be converted to type {x.dtype.name} without overflow "
+                           f"(a complex number into a real tensor)")  # fmt: skip
+    kind = type(value)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(
+        f"can't assign a {name} to a {x.dtype.name} tensor: assign a number or a Tensor "
+        f"(minitorch.tensor(...) makes one from a list or an array)"
+    )
+
+
+def _is_one_mask(items: tuple) -> bool:
+    """Whether the only advanced item of a key is one boolean mask tensor."""
+    tensors = [item for item in items if isinstance(item, Tensor)]
+    has_bool = any(isinstance(item, bool) for item in items)
+    return len(tensors) == 1 and tensors[0].dtype is bool_ and not has_bool
+
+
+def _index_put(x: Tensor, steps: list, advanced: list, value: Any) -> Tensor:
+    """``x`` with the elements picked by ``(steps, advanced)`` replaced by ``value``
+    (out of place). The same key applied to a tensor of positions ``0, 1, 2, ...`` says
+    which elements of ``x`` are written."""
     positions = Tensor(dispatch.from_numpy(np.arange(x.numel(), dtype=np.int64), x.device.type),
                        x._shape, contiguous_strides(x._shape), 0, int64, x.device)  # fmt: skip
-    targets = getitem(positions, key)
+    targets = _advanced_index(region(positions, steps) if steps else positions, advanced)
     if not isinstance(value, Tensor):
         value = Tensor._full((), value, x.dtype, x.device)
     values = value.to(x.dtype).expand(targets.shape).reshape(-1)
@@ -205,7 +293,8 @@ def _index_put(x: Tensor, key: Any, value: Any) -> Tensor:
     chosen = values.index_select(0, _as_index_tensor(keep.astype(np.int64), x))
     hit = np.zeros(x.numel(), dtype=np.bool_)
     hit[flat_targets] = True
-    flat = x.reshape(-1).where(~_as_index_tensor(hit, x), 0)
+    zero = Tensor._full((), 0, x.dtype, x.device)
+    flat = x.reshape(-1).where(~_as_index_tensor(hit, x), zero)
     return flat.scatter_add(0, unique_targets, chosen).reshape(x.shape)
 
 
