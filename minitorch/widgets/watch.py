@@ -31,6 +31,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd import engine, function
 from minitorch.autograd.function import Node
+from minitorch.creation import ones_like
 
 
 @dataclass
@@ -118,7 +119,7 @@ def record_backward(outputs: Sequence[Tensor], retain_graph: bool = True) -> Non
     loss that is ``loss.backward()``), recording every step the engine takes."""
     from minitorch.autograd import backward
 
-    ones = [Tensor._full(t._shape, 1, t.dtype, t.device) for t in outputs]
+    ones = [ones_like(t) for t in outputs]
     with dispatch.trace() as calls:
         with _listening(_Recorder(calls), nodes=False):
             backward(list(outputs), ones, retain_graph=retain_graph)
