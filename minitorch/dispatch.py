@@ -36,7 +36,7 @@ from minitorch.layout import is_contiguous
 # name -> (module, device type). Modules are imported on first use.
 BACKENDS: dict[str, tuple[str, str]] = {
     "reference": ("minitorch.backends.reference", "cpu"),
-    "numba": ("minitorch.backends.numba_cpu", "cpu"),
+    "numba": ("minitorch.backends.numba", "cpu"),
     "cuda": ("minitorch.backends.cuda", "cuda"),
 }
 DEFAULT_BACKEND = {"cpu": os.environ.get("MINITORCH_CPU_BACKEND", "numba"), "cuda": "cuda"}

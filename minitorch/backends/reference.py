@@ -19,26 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitorch.backends import Strided
+from minitorch.backends import Strided, cpu_storage
 from minitorch.layout import index_to_position, numel, ordinal_to_index
 from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
 
 NAME = "reference"
 DEVICE_TYPE = "cpu"
-
-
-def empty(count: int, numpy_dtype: np.dtype) -> np.ndarray:
-    """A new flat storage of ``count`` cells (values undefined until written)."""
-    return np.empty(count, dtype=numpy_dtype)
-
-
-def from_numpy(array: np.ndarray) -> np.ndarray:
-    """CPU storage *is* a NumPy array: nothing to copy."""
-    return array
-
-
-def to_numpy(storage: np.ndarray) -> np.ndarray:
-    return storage
+empty, from_numpy, to_numpy = cpu_storage.empty, cpu_storage.from_numpy, cpu_storage.to_numpy  # CPU storage
 
 
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)

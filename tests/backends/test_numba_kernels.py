@@ -18,7 +18,7 @@ from minitorch.backends import Strided
 from minitorch.backends import reference as ref
 from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
 
-numba_cpu = pytest.importorskip("minitorch.backends.numba_cpu")
+numba_cpu = pytest.importorskip("minitorch.backends.numba")
 
 FLOATS = (np.float32, np.float64)
 INTS = (np.int64, np.int32)
@@ -481,7 +481,8 @@ def test_gather_and_scatter_add(dtype):
 
 CACHE_PROBE = """
 import numpy as np
-from minitorch.backends import Strided, numba_cpu
+from minitorch.backends import Strided
+from minitorch.backends import numba as numba_cpu
 
 out = Strided(np.zeros(6), (2, 3), (3, 1), 0)
 a = Strided(np.arange(6.0), (2, 3), (1, 2), 0)

@@ -1,15 +1,19 @@
-"""The Numba CPU backend: the reference backend's primitives, compiled and parallel.
+"""The Numba CPU backend (``"numba"``, the default on CPU): the reference backend's
+primitives, compiled, tuned and parallel.
 
 Same contract as ``reference.py`` (see ``minitorch/backends/__init__.py``), same results.
+``README.md`` in this folder is the guide to its tricks and the speed each one buys; the
+readable first step from the reference backend to compiled code is ``numba_simple.py``.
+
 This file is the thin Python side: for each call it turns the ``Strided`` operands into
 the plain arguments the compiled kernels take (storage arrays, small int64 arrays
 describing the layout, offsets) and calls the kernel. The loops themselves live in
 
-* ``numba_elementwise.py`` -- ``map``, ``zip``, ``where``;
-* ``numba_reduce.py``      -- ``reduce``, ``arg_reduce``;
-* ``numba_matmul.py``      -- ``matmul`` (cache-blocked, our own: no BLAS);
-* ``numba_indexing.py``    -- ``gather``, ``scatter_add``;
-* ``numba_math.py``        -- the scalar functions as Numba sees them, a vectorizable exp.
+* ``elementwise_kernels.py`` -- ``map``, ``zip``, ``where``;
+* ``reduce_kernels.py``      -- ``reduce``, ``arg_reduce``;
+* ``matmul_kernel.py``       -- ``matmul`` (cache-blocked, our own: no BLAS);
+* ``indexing_kernels.py``    -- ``gather``, ``scatter_add``;
+* ``scalar_functions.py``    -- the scalar functions as Numba sees them, a vectorizable exp.
 
 How the kernels are specialised and cached:
 
@@ -19,11 +23,12 @@ How the kernels are specialised and cached:
   the compiler vectorizes it, and only the ops a program uses are ever compiled;
 * every kernel is ``cache=True`` and captures nothing but a plain module-level function
   and a few numbers, so a new process loads it from Numba's on-disk cache instead of
-  compiling it again (see ``numba_elementwise.py`` for why that matters);
+  compiling it again (see ``elementwise_kernels.py`` for why that matters);
 * layouts arrive as int64 arrays, so tensors of every rank share one compilation.
 
 Tiny tensors must stay cheap, so this side does as little as possible per call: the
-layout arrays are built once per distinct layout and kept in a small dictionary.
+layout arrays are built once per distinct layout and kept in a bounded cache (the
+``LAYOUT_CACHE_SIZE`` most recently used layouts).
 
 Threads: the parallel kernels use Numba's thread pool (``numba.set_num_threads`` limits
 it). On a machine whose cores are busy with other programs, waking a sleeping worker can
@@ -32,75 +37,32 @@ take milliseconds; the thresholds keep small tensors away from threads altogethe
 
 from __future__ import annotations
 
-import builtins
+import functools
 
 import numba
 import numpy as np
 
-from minitorch.backends import Strided
-from minitorch.backends.numba_elementwise import make_map_kernels, make_zip_kernels, where_kernel
-from minitorch.backends.numba_indexing import gather_kernel, scatter_add_kernel
-from minitorch.backends.numba_math import reduce_functions, scalar_function
-from minitorch.backends.numba_matmul import matmul_kernel
-from minitorch.backends.numba_reduce import arg_reduce_kernel, make_reduce_kernels
-from minitorch.layout import numel
+from minitorch.backends import Strided, cpu_storage
+from minitorch.backends.numba.elementwise_kernels import make_map_kernels, make_zip_kernels, where_kernel
+from minitorch.backends.numba.indexing_kernels import gather_kernel, scatter_add_kernel
+from minitorch.backends.numba.matmul_kernel import matmul_kernel
+from minitorch.backends.numba.reduce_kernels import arg_reduce_kernel, make_reduce_kernels
+from minitorch.backends.numba.scalar_functions import reduce_functions, scalar_function
+from minitorch.layout import merge_dims, merge_kept_dims, numel
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
 
 NAME = "numba"
 DEVICE_TYPE = "cpu"
-
-
-def empty(count: int, numpy_dtype: np.dtype) -> np.ndarray:
-    """A new flat storage of ``count`` cells (values undefined until written)."""
-    return np.empty(count, dtype=numpy_dtype)
-
-
-def from_numpy(array: np.ndarray) -> np.ndarray:
-    """CPU storage *is* a NumPy array: nothing to copy."""
-    return array
-
-
-def to_numpy(storage: np.ndarray) -> np.ndarray:
-    return storage
+empty, from_numpy, to_numpy = cpu_storage.empty, cpu_storage.from_numpy, cpu_storage.to_numpy  # CPU storage
 
 
 # --------------------------------------------------------------------------------------
-# Layouts: coalesce once per distinct layout, remember the result
+# Layouts: merge dimensions once per distinct layout, remember the result
 # --------------------------------------------------------------------------------------
 
-
-def coalesce(shape: tuple[int, ...], strides_list: tuple[tuple[int, ...], ...]):
-    """The fewest dimensions that walk every operand in the same order as ``shape``.
-
-    Size-1 dimensions are dropped (they never move), and dimension ``d`` merges into
-    ``d + 1`` when every operand jumps ``strides[d] == strides[d + 1] * shape[d + 1]``::
-
-        shape (4, 5) strides (5, 1) and (5, 1)   ->  shape (20,) strides (1,) and (1,)
-        shape (4, 5) strides (1, 4) and (5, 1)   ->  unchanged (a transposed input)
-        shape ()                                 ->  shape (1,) strides (0,): one element
-    """
-    # (this module defines its own ``zip`` and ``map`` primitives: use the builtins here)
-    dims = [d for d in range(len(shape)) if shape[d] != 1]
-    new_shape: list[int] = []
-    new_strides: list[list[int]] = [[] for _ in strides_list]
-    for d in dims:
-        if new_shape and all(
-            new[-1] == strides[d] * shape[d] for new, strides in builtins.zip(new_strides, strides_list)
-        ):
-            new_shape[-1] *= shape[d]
-            for new, strides in builtins.zip(new_strides, strides_list):
-                new[-1] = strides[d]
-        else:
-            new_shape.append(shape[d])
-            for new, strides in builtins.zip(new_strides, strides_list):
-                new.append(strides[d])
-    if not new_shape:
-        return [1], [[0] for _ in strides_list]
-    return new_shape, new_strides
-
-
-_LAYOUT_CACHE: dict = {}
-_LAYOUT_CACHE_LIMIT = 4096
+# How many distinct layouts each cache remembers. A program uses a handful of shapes
+# again and again; one that makes ever new shapes evicts the least recently used.
+LAYOUT_CACHE_SIZE = 4096
 
 # Below this many elements one thread does everything: waking the other threads costs
 # tens of microseconds (more on a busy machine), more than a small loop.
@@ -112,25 +74,19 @@ def chunk_count(total: int) -> int:
     return 1 if total < PARALLEL_THRESHOLD else numba.get_num_threads()
 
 
-def elementwise_layout(key: tuple):
-    """For ``key = (shape, out strides, input strides...)``: ``(shape, strides, total,
-    large)`` with the coalesced layout as int64 arrays, the number of elements, and
-    whether there are enough of them to use every thread. Cached per layout, so repeated
-    calls on like tensors cost one dictionary lookup."""
-    found = _LAYOUT_CACHE.get(key)
-    if found is None:
-        new_shape, new_strides = coalesce(key[0], key[1:])
-        total = numel(key[0])
-        found = (
-            np.array(new_shape, dtype=np.int64),
-            np.array(new_strides, dtype=np.int64),
-            total,
-            total >= PARALLEL_THRESHOLD,
-        )
-        if len(_LAYOUT_CACHE) >= _LAYOUT_CACHE_LIMIT:
-            _LAYOUT_CACHE.clear()
-        _LAYOUT_CACHE[key] = found
-    return found
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def elementwise_layout(shape: tuple[int, ...], *all_strides: tuple[int, ...]):
+    """For ``shape`` and the strides of out, then of each input: ``(shape, strides,
+    total, large)`` with the merged layout (``layout.merge_dims``) as int64 arrays, the
+    number of elements, and whether there are enough of them to use every thread."""
+    new_shape, new_strides = merge_dims(shape, *all_strides)
+    total = numel(shape)
+    return (
+        np.array(new_shape, dtype=np.int64),
+        np.array(new_strides, dtype=np.int64),
+        total,
+        total >= PARALLEL_THRESHOLD,
+    )
 
 
 class KernelTable(dict):
@@ -158,7 +114,7 @@ _ZIP_KERNELS = KernelTable(make_zip_kernels, ZIP_OPS)
 
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
-    shape, strides, total, large = elementwise_layout((out.shape, out.strides, a.strides))
+    shape, strides, total, large = elementwise_layout(out.shape, out.strides, a.strides)
     if total:
         serial, parallel = _MAP_KERNELS[op]
         chunks = numba.get_num_threads() if large else 1
@@ -169,7 +125,7 @@ def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive
 
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``."""
-    shape, strides, total, large = elementwise_layout((out.shape, out.strides, a.strides, b.strides))
+    shape, strides, total, large = elementwise_layout(out.shape, out.strides, a.strides, b.strides)
     if total:
         serial, parallel = _ZIP_KERNELS[op]
         chunks = numba.get_num_threads() if large else 1
@@ -190,7 +146,7 @@ def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
 def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
     """``for i: out[i] = a[i] if cond[i] else b[i]``."""
     shape, strides, total, large = elementwise_layout(
-        (out.shape, out.strides, cond.strides, a.strides, b.strides)
+        out.shape, out.strides, cond.strides, a.strides, b.strides
     )
     if total:
         chunks = numba.get_num_threads() if large else 1
@@ -199,7 +155,7 @@ def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Reductions: kept dimensions (coalesced) and the reduced one
+# Reductions: kept dimensions (merged) and the reduced one
 # --------------------------------------------------------------------------------------
 
 
@@ -215,33 +171,22 @@ class ReduceKernelTable(dict):
 _REDUCE_KERNELS = ReduceKernelTable()
 
 
-def reduce_layout(out: Strided, a: Strided, dim: int):
-    """``(shape, strides, total)`` of the kept dimensions (every one but ``dim``) for out
-    and a, coalesced and cached like an elementwise layout."""
-    key = ("reduce", dim, a.shape, out.strides, a.strides)
-    found = _LAYOUT_CACHE.get(key)
-    if found is None:
-        kept = [d for d in range(len(a.shape)) if d != dim]
-        kept_shape = tuple(a.shape[d] for d in kept)
-        new_shape, new_strides = coalesce(
-            kept_shape,
-            (tuple(out.strides[d] for d in kept), tuple(a.strides[d] for d in kept)),
-        )
-        found = (
-            np.array(new_shape, dtype=np.int64),
-            np.array(new_strides, dtype=np.int64),
-            numel(kept_shape),
-        )
-        _LAYOUT_CACHE[key] = found
-    return found
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def reduce_layout(shape: tuple[int, ...], dim: int, out_strides: tuple[int, ...], a_strides: tuple[int, ...]):
+    """``(shape, strides, total, length, a_step)`` of a reduction of ``a`` (of ``shape``)
+    along ``dim``: the kept dimensions merged for out and a (``layout.merge_kept_dims``)
+    as int64 arrays, how many outputs there are, and the reduced run of ``a``: ``length``
+    elements ``a_step`` apart. A 0-d input is one run of one element."""
+    new_shape, new_strides = merge_kept_dims(shape, dim, out_strides, a_strides)
+    length, a_step = (shape[dim], a_strides[dim]) if shape else (1, 0)
+    total = numel(shape[:dim] + shape[dim + 1 :])
+    return np.array(new_shape, dtype=np.int64), np.array(new_strides, dtype=np.int64), total, length, a_step
 
 
 def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Fold dimension ``dim`` of ``a`` into ``out`` (size 1 there) with ``REDUCE_OPS[op]``."""
-    shape, strides, total = reduce_layout(out, a, dim)
+    shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
     if total:
-        length = a.shape[dim] if a.shape else 1
-        a_step = a.strides[dim] if a.shape else 0
         chunks = chunk_count(total * length) if total > 1 else 1
         serial, parallel = _REDUCE_KERNELS[op]
         (serial if chunks == 1 else parallel)(
@@ -260,10 +205,8 @@ def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Index along ``dim`` of the first max (``argmax``) or min (``argmin``)."""
-    shape, strides, total = reduce_layout(out, a, dim)
+    shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
     if total:
-        length = a.shape[dim] if a.shape else 1
-        a_step = a.strides[dim] if a.shape else 0
         arg_reduce_kernel(
             op == "argmax",
             out.storage,

@@ -2,11 +2,11 @@
 
 They must agree with ``reference.map``, ``reference.zip`` and ``reference.where``. The
 reference walks every element and recomputes its full multi-index; here the caller
-(``numba_cpu.py``) first *coalesces* the layout: it drops size-1 dimensions and merges
-neighbouring dimensions that every operand walks in one steady step. A contiguous tensor
-becomes one dimension; a transposed matrix stays two. The kernels then see
+(``__init__.py``) first *merges* the layout with ``layout.merge_dims``: it drops size-1
+dimensions and merges neighbouring dimensions that every operand walks in one steady
+step. A contiguous tensor becomes one dimension; a transposed matrix stays two. The kernels then see
 
-* ``shape``   -- int64 array ``[rank]``, the coalesced shape (rank >= 1);
+* ``shape``   -- int64 array ``[rank]``, the merged shape (rank >= 1);
 * ``strides`` -- int64 array ``[operands, rank]``: row 0 is ``out``, then the inputs;
 * one storage offset per operand, the element count ``total`` and ``chunks``.
 
@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba_math import JIT_OPTIONS, PRANGE_ONLY, code_version
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, code_version
 
 TILE = 32  # a transposed 2-D operand is walked in TILE x TILE blocks
 

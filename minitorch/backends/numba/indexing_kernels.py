@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from numba import njit, prange
 
-from minitorch.backends.numba_elementwise import chunk_bounds
-from minitorch.backends.numba_math import JIT_OPTIONS, PRANGE_ONLY
+from minitorch.backends.numba.elementwise_kernels import chunk_bounds
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY
 
 
 @njit(error_model="numpy")

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba_math import JIT_OPTIONS, PRANGE_ONLY
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY
 
 TILE = 4  # a 4x4 tile of out: 16 sums held in registers
 ROW_BLOCK = 32  # rows of out per parallel work item

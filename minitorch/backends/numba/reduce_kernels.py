@@ -1,8 +1,8 @@
 """Numba kernels for ``reduce`` and ``arg_reduce``. They must agree with
 ``reference.reduce`` and ``reference.arg_reduce``.
 
-The caller (``numba_cpu.py``) splits the input's dimensions in two: the *kept* dimensions
-(every dimension but ``dim``, coalesced like an elementwise layout; ``out`` and ``a`` both
+The caller (``__init__.py``) splits the input's dimensions in two: the *kept* dimensions
+(every dimension but ``dim``, merged by ``layout.merge_kept_dims``; ``out`` and ``a`` both
 walk them) and the *reduced* one, of ``length`` elements ``a_step`` apart. The kernel sees
 
 * ``shape``, ``strides`` -- the kept layout: int64 ``[rank]`` and ``[2, rank]`` (out, a);
@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba_elementwise import chunk_bounds, row_start
-from minitorch.backends.numba_math import JIT_OPTIONS, PRANGE_ONLY, code_version
+from minitorch.backends.numba.elementwise_kernels import chunk_bounds, row_start
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, code_version
 
 LANES = 16  # partial results of a contiguous fold (one 512-bit vector of float32)
 

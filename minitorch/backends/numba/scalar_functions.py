@@ -145,9 +145,15 @@ def scalar_function(table: dict, name: str):
 
     We hand the kernels the *plain* function, not ``njit(fn)``: a plain module-level
     function pickles by name, which keeps the kernel's disk-cache key the same in every
-    process (see ``numba_elementwise.py``).
+    process (see ``elementwise_kernels.py``).
     """
     fn = FAST_REPLACEMENTS.get(name, table[name].fn) if table is MAP_OPS else table[name].fn
+    return jitable(fn)
+
+
+def jitable(fn):
+    """Register the plain function ``fn`` (once) so that compiled code may call it, and
+    return it unchanged."""
     if fn not in _registered:
         register_jitable(**HELPER_OPTIONS)(fn)
         _registered.add(fn)
@@ -175,6 +181,6 @@ def code_version(fn) -> int:
     """
     module_file = sys.modules[fn.__module__].__file__
     if module_file not in _versions:
-        files = [Path(module_file), *sorted(Path(__file__).parent.glob("numba_*.py"))]
+        files = [Path(module_file), *sorted(Path(__file__).parent.glob("*.py"))]
         _versions[module_file] = zlib.crc32(b"".join(path.read_bytes() for path in files))
     return _versions[module_file]

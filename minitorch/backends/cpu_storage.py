@@ -1,0 +1,24 @@
+"""Storage of the CPU backends: a flat NumPy array, used as it is.
+
+Every CPU backend (``reference``, ``numba_simple``, ``numba``) re-exports these three
+functions, the storage part of the backend contract (``minitorch/backends/__init__.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def empty(count: int, numpy_dtype: np.dtype) -> np.ndarray:
+    """A new flat storage of ``count`` cells (values undefined until written)."""
+    return np.empty(count, dtype=numpy_dtype)
+
+
+def from_numpy(array: np.ndarray) -> np.ndarray:
+    """CPU storage *is* a NumPy array: nothing to copy."""
+    return array
+
+
+def to_numpy(storage: np.ndarray) -> np.ndarray:
+    """CPU storage *is* a NumPy array: nothing to copy."""
+    return storage
