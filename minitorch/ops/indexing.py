@@ -57,13 +57,13 @@ def _as_index_tensor(item: Any, like: Tensor) -> Tensor:
 
 def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     """Indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one 1-D tensor
-    per dimension with ``as_tuple=True``."""
-    found = np.nonzero(x.detach().cpu().numpy())
+    per dimension with ``as_tuple=True``. (A 0-d tensor counts as one element: ``(n, 0)``,
+    or one tensor ``[0]`` or ``[]``, as in PyTorch.)"""
+    found = np.nonzero(np.atleast_1d(x.detach().cpu().numpy()))
     columns = [_as_index_tensor(f.astype(np.int64), x) for f in found]
     if as_tuple:
         return tuple(columns)
-    stacked = np.stack(found, axis=1) if found else np.zeros((0, 0), dtype=np.int64)
-    return _as_index_tensor(stacked.astype(np.int64).reshape(-1, x.ndim), x)
+    return _as_index_tensor(np.stack(found, axis=1)[:, : x.ndim].astype(np.int64), x)
 
 
 def _key_items(key: Any) -> tuple:
@@ -327,6 +327,12 @@ def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | 
         raise RuntimeError(f"index {worst} is out of bounds for dimension {dim} with size {size}")
 
 
+def _reads_as_1d(x: Tensor, index: Tensor) -> bool:
+    """PyTorch's gather and scatter read a 0-d input or index as a 1-D one of one element
+    (when the other is at most 1-D): ``gather(tensor(2.), 0, tensor(0))`` is ``tensor(2.)``."""
+    return min(x.ndim, index.ndim) == 0 and max(x.ndim, index.ndim) <= 1
+
+
 class Gather(Function):
     """``out[i][j] = x[i][index[i][j]]`` (dim 1);  gradient: scatter_add it back."""
 
@@ -367,12 +373,17 @@ class ScatterAdd(Function):
 
 def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
     d = normalize_dim(dim, x.ndim)
+    if _reads_as_1d(x, index):
+        return gather(x.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
     _check_index("gather", x, d, index, None)
     return Gather.apply(x, d, index)
 
 
 def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = normalize_dim(dim, x.ndim)
+    if _reads_as_1d(x, index):
+        flat_src = src.reshape(-1) if src.ndim == 0 else src
+        return scatter_add(x.reshape(-1), 0, index.reshape(-1), flat_src).reshape(x.shape)
     _check_index("scatter_add", x, d, index, src)
     return ScatterAdd.apply(x, d, index, src)
 
@@ -397,5 +408,17 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
-    """``value`` where ``mask`` is True, ``x`` elsewhere."""
-    return x.where(~mask, value) if not isinstance(value, Tensor) else value.where(mask, x)
+    """``value`` (converted to ``x``'s dtype) where ``mask`` is True, ``x`` elsewhere."""
+    if mask.dtype is not bool_:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{mask.dtype.name} (make one with a comparison, or mask.bool())"
+        )
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        return x.where(~mask, value.to(x.dtype))
+    return x.where(~mask, Tensor._full((), value, x.dtype, x.device))
