@@ -14,9 +14,12 @@ then sums over batch dimensions that were broadcast).
 
 from __future__ import annotations
 
+from typing import Any
+
 from minitorch import dispatch, layout
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.dtypes import bool_
 from minitorch.layout import broadcast_shapes, numel
 
 
@@ -102,7 +105,22 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return Linear.apply(x, weight, bias)
 
 
+def _check_tensors(name: str, a: Any, b: Any) -> None:
+    """PyTorch's TypeError for a list, an array or a number given where a tensor is needed."""
+    for position, value in enumerate((a, b), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{name}(): argument {position} must be Tensor, not {type(value).__name__} "
+                f"(convert it with minitorch.tensor(...))"
+            )
+
+
 def _check(a: Tensor, b: Tensor) -> None:
+    if a.dtype is bool_ or b.dtype is bool_:
+        raise NotImplementedError(
+            "matrix products are not implemented for 'Bool' tensors (as in PyTorch); "
+            "convert first, e.g. a.float() @ b.float()"
+        )
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and "
@@ -134,8 +152,7 @@ def _check(a: Tensor, b: Tensor) -> None:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """The matrix product with PyTorch's rules for 1-D and batched operands."""
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError("matmul(): arguments must be Tensors")
+    _check_tensors("matmul", a, b)
     _check(a, b)
     if a.ndim == 1 and b.ndim == 1:
         return Matmul.apply(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
@@ -147,12 +164,14 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
+    _check_tensors("mm", a, b)
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"mm(): expected 2D tensors, got {a.ndim}D and {b.ndim}D")
     return matmul(a, b)
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
+    _check_tensors("bmm", a, b)
     if a.ndim != 3 or b.ndim != 3:
         raise RuntimeError(f"bmm(): expected 3D tensors, got {a.ndim}D and {b.ndim}D")
     if a._shape[0] != b._shape[0]:
@@ -161,12 +180,14 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
+    _check_tensors("dot", a, b)
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     return matmul(a, b)
 
 
 def mv(a: Tensor, b: Tensor) -> Tensor:
+    _check_tensors("mv", a, b)
     if a.ndim != 2 or b.ndim != 1:
         raise RuntimeError(f"mv(): expected a 2D matrix and a 1D vector, got {a.ndim}D and {b.ndim}D")
     return matmul(a, b)

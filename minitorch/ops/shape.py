@@ -397,9 +397,9 @@ def clone(x: Tensor) -> Tensor:
 
 
 def flip(x: Tensor, *args: Any, dims: Any = None) -> Tensor:
-    """Reverse the order of elements along ``dims`` (a copy)."""
+    """Reverse the order of elements along ``dims`` (a copy; each dim at most once)."""
     dims = sizes_from(args if dims is None else (dims,))
-    return Flip.apply(x, tuple(layout.normalize_dim(d, x.ndim) for d in dims))
+    return Flip.apply(x, layout.normalize_dims(tuple(dims), x.ndim))
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
