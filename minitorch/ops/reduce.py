@@ -325,8 +325,11 @@ class LogSoftmax(Function):
 def _softmax_input(x: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
     if dtype is not None:
         x = x.to(dtype)
-    elif not x.dtype.is_floating_point:
-        x = x.float()
+    elif not x.dtype.is_floating_point:  # PyTorch refuses too: a softmax of integers is float
+        raise NotImplementedError(
+            f"softmax is not implemented for {x.dtype.name} tensors; pass "
+            f"dtype=minitorch.float32 or convert first with x.float()"
+        )
     if dim is None:
         raise TypeError("softmax() missing required argument 'dim' (minitorch, like "
                         "PyTorch, needs the dimension to normalise over)")  # fmt: skip
@@ -353,6 +356,11 @@ def log_softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
 def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
     """The vector p-norm over ``dim`` (all elements by default): ``p=2`` (or "fro") is
     ``sqrt(sum(x^2))``, ``p=1`` is ``sum(|x|)``, ``p=inf`` is ``max(|x|)``."""
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            f"norm(): expected a floating point tensor as input, got {x.dtype.name} "
+            f"(convert first with x.float())"
+        )
     if p in ("fro", 2, 2.0):
         return (x * x).sum(dim, keepdim).sqrt()
     if p == 1:
