@@ -37,6 +37,7 @@ from minitorch.layout import is_contiguous
 BACKENDS: dict[str, tuple[str, str]] = {
     "reference": ("minitorch.backends.reference", "cpu"),
     "numba": ("minitorch.backends.numba", "cpu"),
+    "numba_simple": ("minitorch.backends.numba_simple", "cpu"),
     "cuda": ("minitorch.backends.cuda", "cuda"),
 }
 DEFAULT_BACKEND = {"cpu": os.environ.get("MINITORCH_CPU_BACKEND", "numba"), "cuda": "cuda"}

@@ -1,4 +1,5 @@
-"""Differential tests: every Numba kernel against the reference kernel it must agree with.
+"""Differential tests: every Numba kernel (the tuned ``numba`` backend and ``numba_simple``)
+against the reference kernel it must agree with.
 
 The operands are ``Strided`` views of NumPy storage in adversarial layouts: transposed,
 sliced with steps, expanded (stride 0), size-0 and size-1 dimensions, 0-d, and views that
@@ -14,11 +15,19 @@ import itertools
 import numpy as np
 import pytest
 
+from minitorch import dispatch
 from minitorch.backends import Strided
 from minitorch.backends import reference as ref
 from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
 
 numba_cpu = pytest.importorskip("minitorch.backends.numba")
+
+
+@pytest.fixture(scope="module", params=["numba", "numba_simple"])
+def kernels(request):
+    """The compiled backend under test: the tuned ``numba`` one, or ``numba_simple`` (the
+    reference's loops, compiled). Tests of the tuned one's own paths use ``numba_cpu``."""
+    return dispatch.load_backend(request.param)
 
 FLOATS = (np.float32, np.float64)
 INTS = (np.int64, np.int32)
@@ -134,7 +143,7 @@ def map_dtypes(op):
 
 
 @pytest.mark.parametrize("op", list(MAP_OPS))
-def test_map_every_op_and_dtype(op):
+def test_map_every_op_and_dtype(kernels, op):
     rng = np.random.default_rng(1)
     for dtype in map_dtypes(op):
         out_dtype = np.bool_ if MAP_OPS[op].returns_bool else dtype
@@ -142,37 +151,37 @@ def test_map_every_op_and_dtype(op):
             a = make_input(layout, shape, dtype, rng)
             out = make_output("contiguous", shape, out_dtype)
             expected = twin(out)
-            numba_cpu.map(op, out, a)
+            kernels.map(op, out, a)
             ref.map(op, expected, a)
             assert_same(out, expected, out_dtype)
 
 
 @pytest.mark.parametrize("in_layout", LAYOUTS)
 @pytest.mark.parametrize("out_layout", ["contiguous", "transposed", "stepped"])
-def test_map_layouts(in_layout, out_layout):
+def test_map_layouts(kernels, in_layout, out_layout):
     rng = np.random.default_rng(2)
     for shape in SHAPES:
         a = make_input(in_layout, shape, np.float32, rng)
         out = make_output(out_layout, shape, np.float32)
         expected = twin(out)
-        numba_cpu.map("neg", out, a)
+        kernels.map("neg", out, a)
         ref.map("neg", expected, a)
         assert_same(out, expected, np.float32)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("out_dtype", ALL_DTYPES)
-def test_copy_converts_between_every_dtype(dtype, out_dtype):
+def test_copy_converts_between_every_dtype(kernels, dtype, out_dtype):
     rng = np.random.default_rng(3)
     a = make_input("transposed", (3, 4), dtype, rng, special=False)
     out = make_output("contiguous", (3, 4), out_dtype)
     expected = twin(out)
-    numba_cpu.map("copy", out, a)
+    kernels.map("copy", out, a)
     ref.map("copy", expected, a)
     assert_same(out, expected, out_dtype)
 
 
-def test_exp_ieee_edge_cases_and_accuracy():
+def test_exp_ieee_edge_cases_and_accuracy(kernels):
     """The vectorized exp keeps IEEE rules and stays within a couple of ulp of NumPy."""
     edge = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 88.72, 88.73, -87.3, -103.9,
             -104.0, -150.0, 709.78, 709.79, -745.1, -745.2, 1e30, -1e30, 1e-30]  # fmt: skip
@@ -181,7 +190,7 @@ def test_exp_ieee_edge_cases_and_accuracy():
         data = np.concatenate([np.array(edge), rng.uniform(-100, 100, 5000)]).astype(dtype)
         a = storage_for(data)
         out = make_output("contiguous", data.shape, dtype)
-        numba_cpu.map("exp", out, a)
+        kernels.map("exp", out, a)
         got = out.storage[1:-1]
         with np.errstate(all="ignore"):
             want = np.exp(data)
@@ -247,7 +256,7 @@ def zip_inputs(op, dtype, layout_a, layout_b, shape, rng):
 
 
 @pytest.mark.parametrize("op", list(ZIP_OPS))
-def test_zip_every_op_and_dtype(op):
+def test_zip_every_op_and_dtype(kernels, op):
     rng = np.random.default_rng(6)
     for dtype in zip_dtypes(op):
         out_dtype = np.bool_ if ZIP_OPS[op].returns_bool else dtype
@@ -256,7 +265,7 @@ def test_zip_every_op_and_dtype(op):
                 a, b = zip_inputs(op, dtype, "contiguous", layout_b, shape, rng)
                 out = make_output("contiguous", shape, out_dtype)
                 expected = twin(out)
-                numba_cpu.zip(op, out, a, b)
+                kernels.zip(op, out, a, b)
                 with np.errstate(all="ignore"):
                     ref.zip(op, expected, a, b)
                 assert_same(out, expected, out_dtype)
@@ -265,24 +274,24 @@ def test_zip_every_op_and_dtype(op):
 @pytest.mark.parametrize("layout_a", LAYOUTS)
 @pytest.mark.parametrize("layout_b", LAYOUTS)
 @pytest.mark.parametrize("out_layout", ["contiguous", "transposed", "stepped"])
-def test_zip_layouts(layout_a, layout_b, out_layout):
+def test_zip_layouts(kernels, layout_a, layout_b, out_layout):
     rng = np.random.default_rng(7)
     for shape in SHAPES:
         a, b = zip_inputs("sub", np.float64, layout_a, layout_b, shape, rng)
         out = make_output(out_layout, shape, np.float64)
         expected = twin(out)
-        numba_cpu.zip("sub", out, a, b)
+        kernels.zip("sub", out, a, b)
         ref.zip("sub", expected, a, b)
         assert_same(out, expected, np.float64)
 
 
-def test_zip_in_place_same_layout():
+def test_zip_in_place_same_layout(kernels):
     """``out`` may be the very same view as an input (in-place ops): ``a += b``."""
     rng = np.random.default_rng(8)
     a = make_input("transposed", (4, 5), np.float32, rng, special=False)
     b = make_input("expanded", (4, 5), np.float32, rng, special=False)
     expected = twin(a)
-    numba_cpu.zip("add", a, a, b)
+    kernels.zip("add", a, a, b)
     ref.zip("add", expected, twin(expected), b)
     assert_same(a, expected, np.float32)
 
@@ -293,7 +302,7 @@ def test_zip_in_place_same_layout():
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_where(dtype):
+def test_where(kernels, dtype):
     rng = np.random.default_rng(9)
     for shape in SHAPES:
         for layouts in [("contiguous",) * 3, ("transposed", "expanded", "stepped_at_end")]:
@@ -302,7 +311,7 @@ def test_where(dtype):
             b = make_input(layouts[2], shape, dtype, rng)
             out = make_output("transposed", shape, dtype)
             expected = twin(out)
-            numba_cpu.where(out, cond, a, b)
+            kernels.where(out, cond, a, b)
             ref.where(expected, cond, a, b)
             assert_same(out, expected, dtype)
 
@@ -326,7 +335,7 @@ def reduce_cases(dtype, rng, reduce_op=None):
 
 
 @pytest.mark.parametrize("op", list(REDUCE_OPS))
-def test_reduce_every_op(op):
+def test_reduce_every_op(kernels, op):
     rng = np.random.default_rng(10)
     dtypes = ALL_DTYPES if op in ("any", "all") else (*FLOATS, *INTS)
     for dtype in dtypes:
@@ -335,41 +344,41 @@ def test_reduce_every_op(op):
             for out_layout in ["contiguous", "transposed"]:
                 out = make_output(out_layout, out_shape, out_dtype)
                 expected = twin(out)
-                numba_cpu.reduce(op, out, a, dim)
+                kernels.reduce(op, out, a, dim)
                 with np.errstate(all="ignore"):
                     ref.reduce(op, expected, a, dim)
                 assert_same(out, expected, out_dtype, rtol=1e-5 if dtype == np.float32 else None)
 
 
-def test_sum_of_bool_and_int32_into_int64():
+def test_sum_of_bool_and_int32_into_int64(kernels):
     """Sums may accumulate in a wider dtype than their input (the ops layer decides)."""
     rng = np.random.default_rng(11)
     for dtype in (np.bool_, np.int32):
         for a, dim, out_shape in reduce_cases(dtype, rng):
             out = make_output("contiguous", out_shape, np.int64)
             expected = twin(out)
-            numba_cpu.reduce("sum", out, a, dim)
+            kernels.reduce("sum", out, a, dim)
             ref.reduce("sum", expected, a, dim)
             assert_same(out, expected, np.int64)
 
 
 @pytest.mark.parametrize("op", ["argmax", "argmin"])
 @pytest.mark.parametrize("dtype", [*FLOATS, *INTS])
-def test_arg_reduce_first_index_and_nan(op, dtype):
+def test_arg_reduce_first_index_and_nan(kernels, op, dtype):
     rng = np.random.default_rng(12)
     for a, dim, out_shape in reduce_cases(dtype, rng, "max"):
         out = make_output("contiguous", out_shape, np.int64)
         expected = twin(out)
-        numba_cpu.arg_reduce(op, out, a, dim)
+        kernels.arg_reduce(op, out, a, dim)
         ref.arg_reduce(op, expected, a, dim)
         assert_same(out, expected, np.int64)
     ties = storage_for(np.array([[1, 3, 3, 0, 0]], dtype=dtype))  # first index wins
     out = make_output("contiguous", (1, 1), np.int64)
-    numba_cpu.arg_reduce(op, out, ties, 1)
+    kernels.arg_reduce(op, out, ties, 1)
     assert out.storage[1] == (1 if op == "argmax" else 3)
     if dtype in FLOATS:
         nan_row = storage_for(np.array([[1, np.nan, 5, np.nan]], dtype=dtype))
-        numba_cpu.arg_reduce(op, out, nan_row, 1)
+        kernels.arg_reduce(op, out, nan_row, 1)
         assert out.storage[1] == 1
 
 
@@ -399,47 +408,47 @@ MATMUL_LAYOUTS = ["contiguous", "transposed", "stepped_at_end", "batch_broadcast
 
 
 @pytest.mark.parametrize("dtype", [*FLOATS, *INTS])
-def test_matmul_shapes_and_dtypes(dtype):
+def test_matmul_shapes_and_dtypes(kernels, dtype):
     rng = np.random.default_rng(13)
     for batch, n, k, m in [(1, 1, 1, 1), (2, 5, 7, 6), (1, 4, 8, 4), (3, 1, 9, 2), (1, 13, 3, 9)]:
         a = matmul_operand("contiguous", batch, n, k, dtype, rng)
         b = matmul_operand("contiguous", batch, k, m, dtype, rng)
         out = make_output("contiguous", (batch, n, m), dtype)
         expected = twin(out)
-        numba_cpu.matmul(out, a, b)
+        kernels.matmul(out, a, b)
         ref.matmul(expected, a, b)
         assert_same(out, expected, dtype)
 
 
 @pytest.mark.parametrize("layout_a", MATMUL_LAYOUTS)
 @pytest.mark.parametrize("layout_b", MATMUL_LAYOUTS)
-def test_matmul_layouts(layout_a, layout_b):
+def test_matmul_layouts(kernels, layout_a, layout_b):
     rng = np.random.default_rng(14)
     a = matmul_operand(layout_a, 2, 6, 5, np.float64, rng)
     b = matmul_operand(layout_b, 2, 5, 7, np.float64, rng)
     for out_layout in ["contiguous", "transposed", "stepped"]:
         out = make_output(out_layout, (2, 6, 7), np.float64)
         expected = twin(out)
-        numba_cpu.matmul(out, a, b)
+        kernels.matmul(out, a, b)
         ref.matmul(expected, a, b)
         assert_same(out, expected, np.float64)
 
 
-def test_matmul_empty_and_blocked():
+def test_matmul_empty_and_blocked(kernels):
     rng = np.random.default_rng(15)
     for batch, n, k, m in [(1, 3, 0, 4), (0, 2, 2, 2), (1, 0, 3, 2)]:  # k = 0: all zeros
         a = matmul_operand("contiguous", batch, n, k, np.float32, rng)
         b = matmul_operand("contiguous", batch, k, m, np.float32, rng)
         out = make_output("contiguous", (batch, n, m), np.float32)
         expected = twin(out)
-        numba_cpu.matmul(out, a, b)
+        kernels.matmul(out, a, b)
         ref.matmul(expected, a, b)
         assert_same(out, expected, np.float32)
     # several row and column blocks, edges not multiples of the tile, parallel path
     a = matmul_operand("transposed", 1, 70, 130, np.float64, rng)
     b = matmul_operand("stepped_at_end", 1, 130, 67, np.float64, rng)
     out = make_output("contiguous", (1, 70, 67), np.float64)
-    numba_cpu.matmul(out, a, b)
+    kernels.matmul(out, a, b)
     view = np.lib.stride_tricks.as_strided
     a_np = view(a.storage[a.offset :], a.shape, [s * 8 for s in a.strides])
     b_np = view(b.storage[b.offset :], b.shape, [s * 8 for s in b.strides])
@@ -452,7 +461,7 @@ def test_matmul_empty_and_blocked():
 
 
 @pytest.mark.parametrize("dtype", [*FLOATS, *INTS])
-def test_gather_and_scatter_add(dtype):
+def test_gather_and_scatter_add(kernels, dtype):
     rng = np.random.default_rng(16)
     for a_shape, index_shape in [((4, 5), (4, 3)), ((2, 3, 4), (2, 3, 2)), ((6,), (9,))]:
         for dim in range(len(a_shape)):
@@ -461,7 +470,7 @@ def test_gather_and_scatter_add(dtype):
             index = storage_for(rng.integers(0, a_shape[dim], index_shape_d).astype(np.int64).T.copy().T)
             out = make_output("stepped", index_shape_d, dtype)
             expected = twin(out)
-            numba_cpu.gather(out, a, dim, index)
+            kernels.gather(out, a, dim, index)
             ref.gather(expected, a, dim, index)
             assert_same(out, expected, dtype)
 
@@ -469,7 +478,7 @@ def test_gather_and_scatter_add(dtype):
             target = make_output("transposed", a_shape, dtype)
             target.storage[:] = 0
             expected = twin(target)
-            numba_cpu.scatter_add(target, dim, index, src)
+            kernels.scatter_add(target, dim, index, src)
             ref.scatter_add(expected, dim, index, src)
             assert_same(target, expected, dtype)
 
@@ -537,3 +546,19 @@ def test_large_arg_reduce_gather_and_matmul_take_the_parallel_path():
     out = make_output("contiguous", (2, 130, 120), np.float64)
     numba_cpu.matmul(out, storage_for(left), storage_for(right))
     np.testing.assert_allclose(out.storage[1:-1].reshape(2, 130, 120), left @ right, rtol=1e-12, atol=1e-11)
+
+
+def test_layout_caches_stay_bounded():
+    """20,000 distinct shapes (a program making ever new shapes) keep each layout cache at
+    its bound: the least recently used layouts are dropped (issue 18.5)."""
+    numba_cpu.reduce_layout.cache_clear()
+    numba_cpu.elementwise_layout.cache_clear()
+    one = np.ones(1)
+    for length in range(1, 20_001):
+        a = Strided(one, (length,), (0,), 0)  # one cell read `length` times
+        out = Strided(np.zeros(1), (1,), (1,), 0)
+        numba_cpu.reduce("sum", out, a, 0)
+        numba_cpu.map("neg", Strided(np.zeros(1), (length,), (0,), 0), a)
+        assert out.storage[0] == length
+    for cache in (numba_cpu.reduce_layout, numba_cpu.elementwise_layout):
+        assert cache.cache_info().currsize == numba_cpu.LAYOUT_CACHE_SIZE
