@@ -1,4 +1,4 @@
-"""The code style DESIGN.md asks for is checked, not hoped for: ``ruff check`` is clean."""
+"""The code style docs/architecture.md asks for is checked, not hoped for: ``ruff check`` is clean."""
 
 from __future__ import annotations
 

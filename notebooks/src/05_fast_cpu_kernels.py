@@ -120,7 +120,7 @@ print(f"contiguous loop: {contiguous_seconds * 1e3:.3f} ms  ({strided_seconds / 
 # minitorch's Numba backend goes one step further (`minitorch/backends/numba_elementwise.py`):
 # it **coalesces** dimensions that every operand walks in one steady step, so even a
 # transposed or sliced tensor runs mostly along contiguous rows. The design rule from
-# `DESIGN.md`: fast paths live *inside* the primitive kernels, never as special cases in
+# `docs/architecture.md`: fast paths live *inside* the primitive kernels, never as special cases in
 # the ops. Let us compare the backend on a contiguous and a transposed operand:
 
 # %%
