@@ -54,7 +54,7 @@ class Tensor:
     __slots__ = (
         "_storage", "_shape", "_strides", "_offset", "dtype", "device",
         "_requires_grad", "grad", "_grad_fn", "_output_nr", "_base", "_version_counter",
-        "_grad_accumulator", "_retains_grad", "__weakref__",
+        "_grad_accumulator", "_retains_grad", "_history_version", "__weakref__",
     )  # fmt: skip
 
     def __init__(
@@ -79,6 +79,7 @@ class Tensor:
         self._output_nr = 0
         self._base = base
         self._version_counter = base._version_counter if base is not None else VersionCounter()
+        self._history_version = self._version_counter.value  # a view's: see ``grad_fn``
         self._grad_accumulator: weakref.ref | None = None
         self._retains_grad = False
 
@@ -162,6 +163,8 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None and self._history_version != self._version_counter.value:
+            self._refresh_view_history()  # see ``grad_fn``
         return self._requires_grad
 
     @requires_grad.setter
@@ -184,13 +187,20 @@ class Tensor:
 
     @property
     def grad_fn(self) -> Any:
-        """The autograd node that produced this tensor (``None`` for leaves)."""
+        """The autograd node that produced this tensor (``None`` for leaves).
+
+        A view whose storage was written in place since its node was made (through its
+        base or another view) reads values its node knows nothing of: it first gets a
+        new node reading it out of its base's new history, as in PyTorch
+        (``refresh_view_history`` in ``ops/inplace.py``, attached as a method)."""
+        if self._base is not None and self._history_version != self._version_counter.value:
+            self._refresh_view_history()
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True for tensors not made by a differentiable op (parameters, inputs)."""
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def _version(self) -> int:

@@ -24,12 +24,14 @@ import contextlib
 import importlib
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from minitorch import backends
 from minitorch.backends import Strided
 from minitorch.layout import is_contiguous
 
@@ -143,36 +145,57 @@ class DispatchTrace(list):
         return result
 
 
-_traces: list[DispatchTrace] = []
-_op_stack: list[tuple[str, str]] = []
-_debug = int(os.environ.get("MINITORCH_DEBUG", "0") or 0)
+class _ThreadState(threading.local):
+    """What dispatch keeps per thread: the stack of user-facing ops whose kernels are
+    running (``Function.apply`` pushes ``(op name, phase)`` around each forward and
+    backward), so a kernel call is named after the op of *its own* thread."""
+
+    def __init__(self) -> None:
+        self.op_stack: list[tuple[str, str]] = []
+
+
+thread_state = _ThreadState()
+
+# The open ``trace()`` blocks, as (thread id, records): a block records the calls made by
+# the thread that opened it, so a Playground training in another thread does not show
+# up in a notebook's trace. The tuple is replaced, never changed in place, so a kernel
+# call in one thread can read it while another thread opens or closes a block.
+_traces: tuple[tuple[int, DispatchTrace], ...] = ()
+_traces_lock = threading.Lock()
+_debug = backends.debug_level  # MINITORCH_DEBUG, read once in minitorch/backends/__init__.py
 
 
 @contextlib.contextmanager
 def trace() -> Iterator[DispatchTrace]:
-    """Record every dispatched call inside the block into the returned list."""
-    records = DispatchTrace()
-    _traces.append(records)
+    """Record every call dispatched by this thread inside the block into the returned
+    list."""
+    global _traces
+    entry = (threading.get_ident(), DispatchTrace())
+    with _traces_lock:
+        _traces = (*_traces, entry)
     try:
-        yield records
+        yield entry[1]
     finally:
-        _traces.remove(records)
+        with _traces_lock:
+            _traces = tuple(e for e in _traces if e is not entry)
 
 
 @contextlib.contextmanager
 def op_context(name: str, phase: str = "forward") -> Iterator[None]:
     """Name the user-facing op whose kernels run inside (autograd's Function sets it)."""
-    _op_stack.append((name, phase))
+    stack = thread_state.op_stack
+    stack.append((name, phase))
     try:
         yield
     finally:
-        _op_stack.pop()
+        stack.pop()
 
 
 def set_debug(level: int) -> None:
-    """Like ``MINITORCH_DEBUG``: 1 prints each call to stderr, 2 adds strides."""
+    """Like ``MINITORCH_DEBUG``: 1 prints each call to stderr, 2 adds strides (the CUDA
+    loader reads the same level: it prints each kernel it loads)."""
     global _debug
-    _debug = level
+    _debug = backends.debug_level = level
 
 
 # --------------------------------------------------------------------------------------
@@ -201,7 +224,8 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any
     seconds = time.perf_counter() - start
     operands = (out, *inputs)
     contiguous = tuple(is_contiguous(t._shape, t._strides) for t in operands)
-    op, phase = _op_stack[-1] if _op_stack else (kernel, "forward")
+    stack = thread_state.op_stack
+    op, phase = stack[-1] if stack else (kernel, "forward")
     record = DispatchRecord(
         op=op,
         phase=phase,
@@ -216,8 +240,10 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any
         path="contiguous" if all(contiguous) else "strided",
         seconds=seconds,
     )
-    for records in _traces:
-        records.append(record)
+    thread = threading.get_ident()
+    for owner, records in _traces:
+        if owner == thread:
+            records.append(record)
     if _debug:
         shapes = " ".join(str(list(s)) for s in record.shapes)
         line = f"[minitorch] {op:>16} {primitive}:{kernel} {module.NAME} {record.dtype} {shapes}"

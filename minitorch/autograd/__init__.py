@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.engine import run_backward
-from minitorch.autograd.function import Function, FunctionCtx, Node
+from minitorch.autograd.function import Function, FunctionCtx, Node, accumulate_grad
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 
@@ -45,12 +45,25 @@ def backward(
     grad_tensors: Tensor | Sequence[Tensor] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
-    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves."""
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves; with
+    ``inputs``, into the ``.grad`` of those tensors only (leaves or not)."""
     outputs = _as_list(tensors)
     grads = _make_grads(outputs, _as_list(grad_tensors))
     keep = create_graph if retain_graph is None else retain_graph
-    run_backward(outputs, grads, retain_graph=keep, create_graph=create_graph)
+    if inputs is None:
+        run_backward(outputs, grads, retain_graph=keep, create_graph=create_graph)
+        return
+    input_list = _as_list(inputs)
+    if not input_list:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    captured = run_backward(outputs, grads, keep, create_graph, inputs=input_list)
+    assert captured is not None
+    with set_grad_enabled(create_graph):
+        for t, g in zip(input_list, captured):
+            if g is not None:
+                accumulate_grad(t, g)
 
 
 def grad(

@@ -22,6 +22,14 @@ the inputs through ``next_functions``: that chain of nodes *is* the autograd gra
 anew each time the code runs (define-by-run). ``backward`` formulas are tensor
 expressions, so with ``create_graph=True`` the backward pass records a graph of its own
 and can be differentiated again.
+
+**No reference cycles.** References only point *backwards* in time: an output tensor
+points to its node, a node to its ``ctx`` and to the nodes of its inputs, a ``ctx`` to
+the tensors it saved. Nothing points back: ``ctx`` does not know its node (the node hands
+itself over when backward unpacks the saved tensors), a saved output is kept without its
+``grad_fn``, and a leaf's ``AccumulateGrad`` knows its leaf only by a weak reference. So
+the moment the last tensor of a graph goes away, Python's reference counting frees the
+whole graph at once, with no wait for the cycle collector (as in PyTorch).
 """
 
 from __future__ import annotations
@@ -32,8 +40,8 @@ from typing import Any
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
-from minitorch.autograd import grad_mode
 from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.autograd.grad_mode import state as grad_mode_state
 
 _sequence = itertools.count()
 
@@ -67,24 +75,38 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf tensor: adds the incoming gradient into ``leaf.grad``."""
+    """The node of a leaf tensor: adds the incoming gradient into ``leaf.grad``.
+
+    It holds the leaf by a weak reference (the leaf holds its node, for hooks): a leaf
+    nobody can see any more needs no gradient."""
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
-        self.variable = variable
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self) -> Tensor | None:
+        """The leaf whose ``.grad`` this node fills (``None`` once it is gone)."""
+        return self._variable()
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         grad = grads[0]
-        if grad is None:
-            return ()
         leaf = self.variable
-        if not is_grad_enabled():  # a plain backward: keep no graph in .grad
-            grad = grad.detach()
-        if leaf.grad is None:
-            leaf.grad = grad.clone() if not is_grad_enabled() else grad
-        else:
-            leaf.grad = leaf.grad + grad
+        if grad is not None and leaf is not None:
+            accumulate_grad(leaf, grad)
         return ()
+
+
+def accumulate_grad(t: Tensor, grad: Tensor) -> None:
+    """``t.grad += grad`` (or ``t.grad = grad`` the first time). In a plain backward the
+    stored gradient is a fresh tensor with no history; with ``create_graph=True`` (grad
+    mode on during the walk) it keeps its graph, so it can be differentiated again."""
+    if not is_grad_enabled():
+        grad = grad.detach()
+    if t.grad is None:
+        t.grad = grad.clone() if not is_grad_enabled() else grad
+    else:
+        t.grad = t.grad + grad
 
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
@@ -142,7 +164,7 @@ class FunctionCtx:
         self.needs_input_grad: tuple[bool, ...] = ()
         self._to_save: tuple[Tensor | None, ...] = ()
         self._saved: list[SavedTensor | None] | None = None
-        self._node: Node | None = None
+        self._unpacking_for: Node | None = None  # set by the node only while backward runs
         self._non_differentiable: set[int] = set()
         self._released = False
 
@@ -162,7 +184,9 @@ class FunctionCtx:
             )
         if self._saved is None:  # forward ran without recording a graph
             return self._to_save
-        node = self._node
+        node = self._unpacking_for
+        if node is None:
+            raise RuntimeError("saved tensors can only be read inside backward()")
         return tuple(s.unpack(node) if s is not None else None for s in self._saved)
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
@@ -198,8 +222,13 @@ class BackwardNode(Node):
                 g if g is not None else Tensor._full(shape, 0, dtype, device)
                 for g, (shape, dtype, device) in zip(grads, self.output_meta)
             ]
-        with dispatch.op_context(self.name(), "backward"):
-            result = self.function.backward(self.ctx, *grads)
+        ctx = self.ctx
+        ctx._unpacking_for = self  # a reference back to the node, for this call only
+        try:
+            with dispatch.op_context(self.name(), "backward"):
+                result = self.function.backward(ctx, *grads)
+        finally:
+            ctx._unpacking_for = None
         if not isinstance(result, tuple):
             result = (result,)
         if len(result) < len(self.arg_is_tensor):
@@ -234,25 +263,29 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         ctx = FunctionCtx()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        grad_enabled = grad_mode._enabled
+        # (``a.requires_grad`` for a view, whose history may need renewing first.)
+        ctx.needs_input_grad = tuple(
+            isinstance(a, Tensor) and (a._requires_grad or (a._base is not None and a.requires_grad))
+            for a in args
+        )
+        mode = grad_mode_state  # this thread's grad mode (see grad_mode.py)
+        grad_enabled = mode.enabled
         record = grad_enabled and any(ctx.needs_input_grad)
         # Run forward with grad mode off, naming the op for dispatch traces. (The same as
         # `with no_grad(), dispatch.op_context(name):`, written out because this runs on
         # every single op and two with-blocks cost more than many small kernels.)
         # An op called by a backward formula keeps the phase "backward" in the trace.
-        grad_mode._enabled = False
-        stack = dispatch._op_stack
-        dispatch._op_stack.append((cls.__name__, stack[-1][1] if stack else "forward"))
+        mode.enabled = False
+        stack = dispatch.thread_state.op_stack
+        stack.append((cls.__name__, stack[-1][1] if stack else "forward"))
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
-            grad_mode._enabled = grad_enabled
-            dispatch._op_stack.pop()
+            mode.enabled = grad_enabled
+            stack.pop()
         if not record:
             return outputs
         node = BackwardNode(cls, ctx, args)
-        ctx._node = node
         is_tuple = isinstance(outputs, tuple)
         results = list(outputs) if is_tuple else [outputs]
         node.num_outputs = len(results)

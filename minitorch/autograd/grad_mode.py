@@ -6,20 +6,35 @@ code uses it to save memory. Each of these also works as a decorator::
 
     @minitorch.no_grad()
     def evaluate(model, x): ...
+
+Grad mode belongs to a *thread*, as in PyTorch: ``no_grad`` in one thread (say, a
+notebook evaluating a model) must not stop another thread (a Playground training in the
+background) from recording its graph. So the flag lives on a ``threading.local`` object:
+each thread that reads ``state.enabled`` sees its own value, ``True`` until it changes it.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import inspect
+import threading
+from collections.abc import Callable, Generator
 from typing import Any
 
-_enabled = True
+
+class _GradModeState(threading.local):
+    """This thread's grad mode. (A class attribute is the default every thread starts
+    with; assigning ``state.enabled`` changes it for the assigning thread only.)"""
+
+    enabled = True
+
+
+state = _GradModeState()
 
 
 def is_grad_enabled() -> bool:
-    """True when operations record the graph for backward (the default)."""
-    return _enabled
+    """True when operations in this thread record the graph for backward (the default)."""
+    return state.enabled
 
 
 class _GradMode:
@@ -29,16 +44,16 @@ class _GradMode:
         self.mode = mode
 
     def __enter__(self) -> None:
-        global _enabled
-        self._previous = _enabled
-        _enabled = self.mode
+        self._previous = state.enabled
+        state.enabled = self.mode
 
     def __exit__(self, *exc: object) -> None:
-        global _enabled
-        _enabled = self._previous
+        state.enabled = self._previous
 
     def __call__(self, function: Callable) -> Callable:
         mode = self.mode
+        if inspect.isgeneratorfunction(function):
+            return _generator_in_mode(function, mode)
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -46,6 +61,38 @@ class _GradMode:
                 return function(*args, **kwargs)
 
         return wrapper
+
+
+def _generator_in_mode(function: Callable, mode: bool) -> Callable:
+    """Decorate a generator function: the mode holds while the generator's own code runs
+    (each resumption), and the caller's mode is back at every ``yield``, as in PyTorch.
+
+        gen = function(...)
+        loop:  with mode: value = gen.send(request)    # run up to the next yield
+               request = yield value                   # the caller runs, in its own mode
+    """
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Generator:
+        generator = function(*args, **kwargs)
+        send, request = generator.send, None
+        while True:
+            try:
+                with _GradMode(mode):
+                    response = send(request)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                request = yield response
+                send = generator.send
+            except GeneratorExit:
+                with _GradMode(mode):
+                    generator.close()
+                raise
+            except BaseException as error:  # thrown in by the caller: pass it on
+                send, request = generator.throw, error
+
+    return wrapper
 
 
 class no_grad(_GradMode):  # noqa: N801 (PyTorch's name)
@@ -78,16 +125,13 @@ class set_grad_enabled(_GradMode):  # noqa: N801
     it restores the previous mode at the end of the block."""
 
     def __init__(self, mode: bool) -> None:
-        global _enabled
         super().__init__(bool(mode))
-        self._previous = _enabled
-        _enabled = self.mode
+        self._previous = state.enabled
+        state.enabled = self.mode
 
     def __enter__(self) -> None:
-        global _enabled
-        _enabled = self.mode
+        state.enabled = self.mode
 
     def __call__(self, function: Callable) -> Callable:
-        global _enabled
-        _enabled = self._previous  # as a decorator, it must not change the mode now
+        state.enabled = self._previous  # as a decorator, it must not change the mode now
         return super().__call__(function)

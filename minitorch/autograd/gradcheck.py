@@ -18,7 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from minitorch import dispatch
 from minitorch._tensor import Tensor
+from minitorch.autograd import grad
+from minitorch.layout import contiguous_strides
 
 
 class GradcheckError(RuntimeError):
@@ -56,8 +59,6 @@ def _numerical_jacobians(func: Callable, inputs: tuple, which: int, eps: float) 
 
 def _analytical_jacobians(func: Callable, inputs: tuple, which: int) -> list:
     """One ``(input numel, output numel)`` matrix per output, from backward passes."""
-    from minitorch.autograd import grad
-
     outputs = [o for o in _as_tuple(func(*inputs))
                if isinstance(o, Tensor) and o.dtype.is_floating_point]  # fmt: skip
     x = inputs[which]
@@ -68,7 +69,7 @@ def _analytical_jacobians(func: Callable, inputs: tuple, which: int) -> list:
             one_hot = np.zeros(output.numel())
             one_hot[k] = 1.0
             seed = Tensor._full(output._shape, 0, output.dtype, output.device)
-            seed = seed + _from_numpy_like(one_hot.reshape(output.shape), output)
+            seed = seed + _tensor_like(one_hot.reshape(output.shape), output)
             if not output.requires_grad:
                 columns.append(np.zeros(x.numel()))
                 continue
@@ -79,10 +80,11 @@ def _analytical_jacobians(func: Callable, inputs: tuple, which: int) -> list:
     return result
 
 
-def _from_numpy_like(array: np.ndarray, like: Tensor) -> Tensor:
-    import minitorch
-
-    return minitorch.tensor(array, dtype=like.dtype, device=like.device)
+def _tensor_like(array: np.ndarray, like: Tensor) -> Tensor:
+    """``array`` as a new tensor with ``like``'s dtype and device."""
+    host = np.array(array, dtype=like.dtype.numpy, order="C")  # (keeps 0-d arrays 0-d)
+    storage = dispatch.from_numpy(host.reshape(-1), like.device.type)
+    return Tensor(storage, host.shape, contiguous_strides(host.shape), 0, like.dtype, like.device)
 
 
 def gradcheck(
@@ -138,17 +140,11 @@ def gradgradcheck(
 ) -> bool:
     """Check second derivatives: ``gradcheck`` of the function that maps ``inputs`` to
     the gradients ``func`` produces (computed with ``create_graph=True``)."""
-    import minitorch
-    from minitorch.autograd import grad
-
     inputs = _as_tuple(inputs)
     outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
     if grad_outputs is None:
         generator = np.random.default_rng(0)
-        grad_outputs = [
-            minitorch.tensor(generator.standard_normal(o.shape), dtype=o.dtype, device=o.device)
-            for o in outputs
-        ]
+        grad_outputs = [_tensor_like(generator.standard_normal(o.shape), o) for o in outputs]
 
     def first_derivatives(*xs: Any) -> tuple:
         outs = [o for o in _as_tuple(func(*xs)) if isinstance(o, Tensor)]

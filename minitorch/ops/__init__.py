@@ -29,9 +29,9 @@ from minitorch.ops import binary, convert, indexing, inplace, linalg, reduce, sh
 
 def backward(t: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Any = None) -> None:  # fmt: skip
-    """Compute the gradient of ``t`` with respect to every leaf, into their ``.grad``."""
-    del inputs
-    autograd.backward(t, gradient, retain_graph, create_graph)
+    """Compute the gradient of ``t`` with respect to every leaf, into their ``.grad``
+    (with ``inputs``: with respect to those tensors only)."""
+    autograd.backward(t, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def register_hook(t: Tensor, hook: Any) -> Any:
@@ -67,6 +67,10 @@ def retain_grad(t: Tensor) -> None:
 
 def _reflect(function: Any) -> Any:
     return binary.reversed_operands(function)
+
+
+def _operator(function: Any) -> Any:
+    return binary.operator_form(function)
 
 
 def _iop(inplace_function: Any) -> Any:

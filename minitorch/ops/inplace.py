@@ -11,6 +11,11 @@ storage sees the change. We do it in three steps, the same for every op:
    detect that a saved tensor changed), and if a graph is being recorded, make the
    tensor's history the result's history ("rebasing"). For a view, the history of its
    base is rebased too: the base now equals "old base with this region replaced".
+
+Other views of the same storage, taken before the write, now read new values too. Their
+``grad_fn`` is stale; like PyTorch we renew it lazily: a view remembers the version at
+which its ``grad_fn`` was made, and reading ``grad_fn`` (or ``requires_grad``) after the
+version moved on makes it again as "this region of the base" (``refresh_view_history``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from typing import Any
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
+from minitorch.dtypes import check_scalar_fits
 from minitorch.layout import broadcast_shapes
 from minitorch.ops.common import as_operand, broadcast_view, cast, is_number
 
@@ -78,7 +84,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
             f"{list(result.shape)}"
         )
     if recording and result.requires_grad and t._base is not None:
-        _rebase_view(t, result)
+        _rebase_base_of_view(t, result)  # t itself is renewed from it on its next use
     write(t, result)
     if recording and result.requires_grad and t._base is None:
         t._grad_fn, t._output_nr, t._requires_grad = result.grad_fn, result._output_nr, True
@@ -107,9 +113,9 @@ class WriteIntoView(Function):
         return grad_base, grad_values, None
 
 
-def _rebase_view(view: Tensor, result: Tensor) -> None:
-    """After ``view`` (a view of ``base``) is overwritten by ``result``, record that the
-    whole base changed, and read the view's new history off the base."""
+def _rebase_base_of_view(view: Tensor, result: Tensor) -> None:
+    """Before ``view`` (a view of ``base``) is overwritten by ``result``, record that the
+    whole base changes: its new history is "old base with the view's region replaced"."""
     base = view._base
     if base._offset != 0 or not base.is_contiguous():
         raise RuntimeError(
@@ -120,8 +126,18 @@ def _rebase_view(view: Tensor, result: Tensor) -> None:
     new_base = WriteIntoView.apply(base._alias() if not base.requires_grad else base,
                                    result, geometry)  # fmt: skip
     base._grad_fn, base._output_nr, base._requires_grad = new_base.grad_fn, 0, True
-    rebased_view = base.as_strided(*geometry)
-    view._grad_fn, view._output_nr, view._requires_grad = rebased_view.grad_fn, 0, True
+
+
+def refresh_view_history(view: Tensor) -> None:
+    """Renew the history of a view whose storage was written in place since its
+    ``grad_fn`` was made: it now reads the region ``(shape, strides, offset)`` of its
+    base, whatever the base's history has become. ``Tensor.grad_fn`` calls this."""
+    view._history_version = view._version
+    base = view._base
+    if base.requires_grad:
+        with enable_grad():
+            fresh = base.as_strided(view._shape, view._strides, view._offset)
+        view._grad_fn, view._output_nr, view._requires_grad = fresh.grad_fn, 0, True
 
 
 # ----- the in-place methods -----------------------------------------------------------
@@ -150,6 +166,7 @@ def fill_(t: Tensor, value: Any) -> Tensor:
     """Set every element to ``value`` (a number or a 0-d tensor)."""
     if isinstance(value, Tensor):
         return apply_inplace(t, lambda old: value.expand(t.shape).to(t.dtype))
+    check_scalar_fits(value, t.dtype)
     return apply_inplace(t, lambda old: Fill.apply(old, value))
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.dtypes import bool_, int64
+from minitorch.dtypes import bool_, float64, int64
 from minitorch.layout import normalize_dim, normalize_dims, numel
 from minitorch.ops.common import cast
 
@@ -50,6 +50,14 @@ def expand_back(grad: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], kee
         for d in dims:
             grad = grad.unsqueeze(d)
     return grad.expand(shape)
+
+
+def reduction_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """The dims a ``sum``-like reduction folds: ``None`` *and an empty list* mean all of
+    them (PyTorch: ``x.sum(dim=())`` is the sum of everything)."""
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None
+    return normalize_dims(dim, ndim)
 
 
 def sum_dtype(x: Tensor) -> Any:
@@ -170,7 +178,7 @@ def sum(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None)
     """Sum over ``dim`` (an int, a tuple, or None for all)."""
     if dtype is not None:
         x = x.to(dtype)
-    return Sum.apply(x, normalize_dims(dim, x.ndim), keepdim)
+    return Sum.apply(x, reduction_dims(dim, x.ndim), keepdim)
 
 
 def mean(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -181,7 +189,7 @@ def mean(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {x.dtype.name.capitalize()}"
         )
-    return Mean.apply(x, normalize_dims(dim, x.ndim), keepdim)
+    return Mean.apply(x, reduction_dims(dim, x.ndim), keepdim)
 
 
 def prod(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -218,11 +226,11 @@ def min(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
 
 
 def amax(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    return Extreme.apply(x, "max", normalize_dims(dim if dim != () else None, x.ndim), keepdim)
+    return Extreme.apply(x, "max", reduction_dims(dim, x.ndim), keepdim)
 
 
 def amin(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    return Extreme.apply(x, "min", normalize_dims(dim if dim != () else None, x.ndim), keepdim)
+    return Extreme.apply(x, "min", reduction_dims(dim, x.ndim), keepdim)
 
 
 def _arg(op: str, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
@@ -246,25 +254,61 @@ def argmin(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return _arg("argmin", x, dim, keepdim)
 
 
-def var(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None) -> Tensor:  # fmt: skip
-    """Variance: ``sum((x - mean)^2) / (n - correction)``; ``correction=1`` by default
-    (Bessel's correction), ``unbiased=False`` means ``correction=0``."""
+class Root(Function):
+    """y = v ** (1/n) (``n = 2``: the square root);  dy/dv = y / (n v).
+
+    At ``v = 0`` that is ``0 / 0``; PyTorch takes the gradient of ``norm`` and ``std`` to
+    be 0 there (a subgradient: every direction out of 0 increases the norm), so we do
+    too. Elsewhere, and for NaN or infinite ``v``, the formula applies as written."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, v: Tensor, n: float) -> Tensor:
+        y = v.sqrt() if n == 2 else v ** (1.0 / n)
+        ctx.save_for_backward(v, y)
+        ctx.n = n
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        v, y = ctx.saved_tensors
+        return (grad * y / (v * ctx.n)).where(v != 0, 0.0), None
+
+
+def _accumulation_dtype(x: Tensor) -> Any:
+    """Float16/32 statistics are computed in float64, as PyTorch's CPU kernels do: the
+    squares of values near 1e30 overflow float32, their float64 mean does not."""
+    return float64 if x.dtype.is_floating_point and x.dtype.itemsize < 8 else x.dtype
+
+
+def _variance(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Tensor:
+    """``sum((x - mean)^2) / (n - correction)`` in two passes (the mean first, then the
+    squared deviations from it), in the accumulation dtype. Never ``E[x^2] - E[x]^2``:
+    that subtracts two huge, nearly equal numbers and loses every digit of a small
+    variance."""
     if isinstance(unbiased, bool):
         correction = 1 if unbiased else 0
     elif unbiased is not None and dim is None:  # var(x, 0) style positional dim
         dim = unbiased
     if correction is None:
         correction = 1
-    dims = normalize_dims(dim, x.ndim)
+    dims = reduction_dims(dim, x.ndim)
     count = numel([x.shape[d] for d in dims])
-    centered = x - x.mean(dims, keepdim=True)
+    wide = x.to(_accumulation_dtype(x))
+    centered = wide - wide.mean(dims, keepdim=True)
     return (centered * centered).sum(dims, keepdim=keepdim) / builtins.max(count - correction, 0)
+
+
+def var(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:  # fmt: skip
+    """Variance: ``sum((x - mean)^2) / (n - correction)``; ``correction=1`` by default
+    (Bessel's correction), ``unbiased=False`` means ``correction=0``."""
+    return _variance(x, dim, unbiased, keepdim, correction).to(x.dtype)
 
 
 def std(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:  # fmt: skip
-    return var(x, dim, unbiased, keepdim, correction=correction).sqrt()
+    """Standard deviation: the square root of ``var`` (gradient 0 where it is 0)."""
+    return Root.apply(_variance(x, dim, unbiased, keepdim, correction), 2).to(x.dtype)
 
 
 def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -351,20 +395,20 @@ def log_softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
         return LogSoftmax.apply(x.unsqueeze(0), 0).squeeze(0)
     return LogSoftmax.apply(x, d)
 
-
-
 def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
     """The vector p-norm over ``dim`` (all elements by default): ``p=2`` (or "fro") is
-    ``sqrt(sum(x^2))``, ``p=1`` is ``sum(|x|)``, ``p=inf`` is ``max(|x|)``."""
+    ``sqrt(sum(x^2))``, ``p=1`` is ``sum(|x|)``, ``p=inf`` is ``max(|x|)``. The gradient
+    at a zero vector is 0, as in PyTorch (see ``Root``)."""
+    dims = reduction_dims(dim, x.ndim)
     if not x.dtype.is_floating_point:
         raise RuntimeError(
             f"norm(): expected a floating point tensor as input, got {x.dtype.name} "
             f"(convert first with x.float())"
         )
     if p in ("fro", 2, 2.0):
-        return (x * x).sum(dim, keepdim).sqrt()
+        return Root.apply((x * x).sum(dims, keepdim), 2)
     if p == 1:
-        return x.abs().sum(dim, keepdim)
+        return x.abs().sum(dims, keepdim)
     if p == float("inf"):
-        return x.abs().amax(dim if dim is not None else (), keepdim)
-    return (x.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
+        return x.abs().amax(dims, keepdim)
+    return Root.apply((x.abs() ** p).sum(dims, keepdim), p)
