@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitorch import dispatch
+import numpy as np
+
+from minitorch import creation, dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, result_type
@@ -27,6 +29,12 @@ COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"}
 def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
     """Promote, check and broadcast the operands of ``op``; allocate the output.
     Returns ``(out, a, b)``, ready for ``dispatch.zip``."""
+    for operand in (a, b):
+        if not (isinstance(operand, Tensor) or is_number(operand)):
+            raise TypeError(
+                f"{op}(): expected a Tensor or a number, but got {type(operand).__name__}"
+                + (" (convert it with minitorch.tensor(...))" if hasattr(operand, "__len__") else "")
+            )
     like = a if isinstance(a, Tensor) else b
     if isinstance(b, Tensor) and isinstance(a, Tensor) and a.dtype is b.dtype:
         dtype = a.dtype  # the common case, without the general promotion rules
@@ -275,12 +283,34 @@ class Clamp(Function):
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * b``."""
-    return Add.apply(a, b if alpha == 1 else mul(b, alpha))
+    return Add.apply(a, _times_alpha(a, b, alpha))
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     """``a - alpha * b``."""
-    return Sub.apply(a, b if alpha == 1 else mul(b, alpha))
+    return Sub.apply(a, _times_alpha(a, b, alpha))
+
+
+def _times_alpha(a: Any, b: Any, alpha: Any) -> Any:
+    """``alpha * b`` for ``add``/``sub``, with PyTorch's checks: ``alpha`` may not be a
+    float when the result is an integer, nor a bool unless the result is a bool."""
+    if alpha == 1 and not isinstance(alpha, bool):
+        return b  # the common case
+    if not (isinstance(b, Tensor) or is_number(b)):
+        return b  # prepare() names the bad operand
+    a, b = (v.item() if isinstance(v, np.generic) else v for v in (a, b))
+    dtype = result_type(a, b)
+    if isinstance(alpha, bool) and dtype is not bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not dtype.is_floating_point:
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if dtype is bool_:
+        alpha = bool(alpha)  # True + True * 2 is True
+    if alpha == 1:
+        return b
+    return mul(b, alpha) if isinstance(b, Tensor) else b * alpha
 
 
 def mul(a: Any, b: Any) -> Tensor:
@@ -360,6 +390,23 @@ def _compare(op: str) -> Any:
 eq, ne, lt, le, gt, ge = (_compare(op) for op in ("eq", "ne", "lt", "le", "gt", "ge"))
 logical_and = _compare("logical_and")
 logical_or = _compare("logical_or")
+
+
+def operator_form(function: Any) -> Any:
+    """``function`` as a Python operator (``t + other``, ``t == other``). As PyTorch's, it
+    converts a NumPy array to a tensor, and answers ``NotImplemented`` to anything else it
+    does not know, so Python falls back: ``t == None`` is False (``t in [None]`` works),
+    ``t + [1]`` is Python's TypeError."""
+
+    def operator(self: Tensor, other: Any) -> Any:
+        if isinstance(other, np.ndarray):
+            other = creation.tensor(other, device=self.device)
+        elif not (is_number(other) or isinstance(other, Tensor)):
+            return NotImplemented
+        return function(self, other)
+
+    operator.__name__, operator.__doc__ = function.__name__, function.__doc__
+    return operator
 
 
 def reversed_operands(function: Any) -> Any:
