@@ -13,7 +13,7 @@ from __future__ import annotations
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.dtypes import bool_, get_default_dtype
+from minitorch.dtypes import bool_, get_default_dtype, int64
 from minitorch.ops.common import cast
 
 # Ops whose result is always floating point (an integer input is converted first).
@@ -29,6 +29,11 @@ def apply_map(op: str, x: Tensor) -> Tensor:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    if op in ("abs", "relu", "floor", "ceil") and x.dtype is bool_:
+        raise NotImplementedError(
+            f"{op} is not implemented for bool tensors (as in PyTorch); convert first, "
+            f"e.g. x.float() or x.long()"
         )
     out = Tensor._empty(x._shape, bool_ if op == "logical_not" else x.dtype, x.device)
     return dispatch.map(op, out, x)
@@ -309,6 +314,8 @@ def reciprocal(x: Tensor) -> Tensor:
 
 
 def sign(x: Tensor) -> Tensor:
+    if x.dtype is bool_:
+        return x.clone()  # the sign of True is True, of False False
     return Piecewise.apply(x, "sign")
 
 
@@ -326,6 +333,8 @@ def logical_not(x: Tensor) -> Tensor:
 
 def square(x: Tensor) -> Tensor:
     """``x * x`` (its derivative, ``2x``, comes from ``Mul``'s)."""
+    if x.dtype is bool_:
+        x = cast(x, int64)  # PyTorch's square is pow(x, 2): int64 for a bool tensor
     return x * x
 
 
