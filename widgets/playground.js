@@ -8,24 +8,19 @@
 //   frame   - all 100x100 heatmaps as bytes (0 = -1 = orange, 255 = +1 = blue)
 //   points  - the data points [x1, x2, label, isTrain]
 //   code    - the exported script
+//   choices - the menus' options and the input features; feature_planes - their heatmaps
 // Buttons send messages {action: ...} that Python answers by updating those traits.
 //
 // Plain ES module, no build step and no libraries: read it top to bottom.
+// The DOM helpers el and svgEl come from common.js, shared by every widget.
 // Sections: colours - small DOM helpers - the layout - drawing - wiring to the model.
+
+import { el, svgEl } from "./common.js";
 
 const GRID = 100; // heatmaps are GRID x GRID
 const DOMAIN = 6; // points live in [-6, 6]^2
 const NODE = 30; // neuron box size in pixels
 const ROW = 42; // vertical distance between neurons
-const FEATURES = [
-  ["x1", "X\u2081", (a, b) => a],
-  ["x2", "X\u2082", (a, b) => b],
-  ["x1^2", "X\u2081\u00b2", (a, b) => a * a],
-  ["x2^2", "X\u2082\u00b2", (a, b) => b * b],
-  ["x1x2", "X\u2081X\u2082", (a, b) => a * b],
-  ["sin_x1", "sin(X\u2081)", (a, b) => Math.sin(a)],
-  ["sin_x2", "sin(X\u2082)", (a, b) => Math.sin(b)],
-];
 const DATASET_NAMES = {
   circle: "circle", xor: "exclusive or", gauss: "gaussian", spiral: "spiral",
   blobs: "3 blobs (3 classes)", spiral3: "3-arm spiral (3 classes)",
@@ -65,33 +60,15 @@ function labelColour(label, numClasses) {
   return PALETTE[label % PALETTE.length];
 }
 
-// ----- small DOM helpers ----------------------------------------------------------------
-
-function h(tag, attributes = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
-  }
-  for (const child of [].concat(children)) if (child) node.append(child);
-  return node;
-}
-
-function svg(tag, attributes = {}) {
-  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
-  return node;
-}
+// ----- small DOM helpers (el and svgEl come from common.js) ------------------------------
 
 function field(label, control, name) {
-  return h("div", { class: "mt-pg-field", "data-control": name }, [h("label", { text: label }), control]);
+  return el("div", { class: "mt-pg-field", "data-control": name }, [el("label", {}, label), control]);
 }
 
 function select(options, onchange, format = String) {
-  const node = h("select", { onchange: () => onchange(node.value) });
-  for (const option of options) node.append(h("option", { value: String(option), text: format(option) }));
+  const node = el("select", { onchange: () => onchange(node.value) });
+  for (const option of options) node.append(el("option", { value: String(option) }, format(option)));
   return node;
 }
 
@@ -100,6 +77,8 @@ function setIfIdle(control, value) {
   if (document.activeElement !== control && control.value !== String(value)) control.value = String(value);
 }
 
+// Fixed decimals, as TensorFlow Playground shows losses and weights (common.js's fmt
+// keeps four significant digits instead); a dash when there is no value yet.
 function formatNumber(value, digits = 3) {
   return value === null || value === undefined ? "\u2014" : Number(value).toFixed(digits);
 }
@@ -127,24 +106,6 @@ function paintPlane(canvas, bytes, offset, { discretize = false, classes = null 
     pixels[i * 4 + 3] = 255;
   }
   context.putImageData(image, 0, 0);
-}
-
-function paintFeature(canvas, feature) {
-  // Input features never change: draw them here, scaled to [-1, 1].
-  const values = new Float64Array(GRID * GRID);
-  let largest = 1e-6;
-  for (let row = 0; row < GRID; row++) {
-    for (let column = 0; column < GRID; column++) {
-      const x1 = -DOMAIN + (2 * DOMAIN * column) / (GRID - 1);
-      const x2 = DOMAIN - (2 * DOMAIN * row) / (GRID - 1);
-      const v = feature(x1, x2);
-      values[row * GRID + column] = v;
-      largest = Math.max(largest, Math.abs(v));
-    }
-  }
-  const bytes = new Uint8Array(GRID * GRID);
-  values.forEach((v, i) => (bytes[i] = Math.round((v / largest + 1) * 127.5)));
-  paintPlane(canvas, new DataView(bytes.buffer), 0);
 }
 
 function drawPoints(canvas, points, showTest) {
@@ -206,7 +167,7 @@ function drawCurve(canvas, curve) {
 
 // ----- the explorer -------------------------------------------------------------------
 
-function render({ model, el }) {
+function render({ model, el: host }) {
   const state = { hover: null, gradients: false, adding: false, addLabel: 1, netKey: "" };
   const send = (message) => model.send(message);
   const config = () => model.get("config");
@@ -215,17 +176,21 @@ function render({ model, el }) {
     model.save_changes();
   };
   const choices = model.get("choices");
-  const root = h("div", { class: "mt-pg" });
-  el.append(root);
+  // The input features [name, label], in the order of their heatmaps in feature_planes
+  // (the formulas live in Python: minitorch/widgets/playground/features.py).
+  const features = choices.features;
+  const paintFeature = (canvas, row) => paintPlane(canvas, model.get("feature_planes"), row * GRID * GRID);
+  const root = el("div", { class: "mt-pg" });
+  host.append(root);
 
   // ----- top bar ------------------------------------------------------------------
-  const playButton = h("button", { class: "mt-pg-round mt-pg-play", title: "play / pause",
+  const playButton = el("button", { class: "mt-pg-round mt-pg-play", title: "play / pause",
     onclick: () => send({ action: model.get("status").running ? "pause" : "play" }) });
-  const resetButton = h("button", { class: "mt-pg-round mt-pg-reset", title: "reset the network",
-    text: "\u21ba", onclick: () => send({ action: "reset" }) });
-  const stepButton = h("button", { class: "mt-pg-round mt-pg-step", title: "train one epoch",
-    text: "+1", onclick: () => send({ action: "step" }) });
-  const epochNumber = h("span", { class: "mt-pg-epoch-number mt-pg-epoch", text: "000,000" });
+  const resetButton = el("button", { class: "mt-pg-round mt-pg-reset", title: "reset the network",
+    onclick: () => send({ action: "reset" }) }, "\u21ba");
+  const stepButton = el("button", { class: "mt-pg-round mt-pg-step", title: "train one epoch",
+    onclick: () => send({ action: "step" }) }, "+1");
+  const epochNumber = el("span", { class: "mt-pg-epoch-number mt-pg-epoch" }, "000,000");
   const learningRate = select(choices.learning_rates, (v) => setConfig({ learning_rate: Number(v) }));
   const activation = select(choices.activations, (v) => setConfig({ activation: v }),
     (v) => ({ relu: "ReLU", tanh: "Tanh", sigmoid: "Sigmoid", linear: "Linear" })[v]);
@@ -243,14 +208,14 @@ function render({ model, el }) {
     (v) => ({ sgd: "SGD", momentum: "SGD + momentum", adam: "Adam" })[v]);
   const backend = select(choices.backends, (v) => setConfig({ backend: v }));
   const speed = select(SPEEDS, (v) => setConfig({ epochs_per_frame: Number(v) }), (v) => `${v} / frame`);
-  const maxEpochs = h("input", { type: "number", min: "0", step: "100", class: "mt-pg-max-epochs",
+  const maxEpochs = el("input", { type: "number", min: "0", step: "100", class: "mt-pg-max-epochs",
     onchange: () => setConfig({ max_epochs: Math.max(0, Math.round(Number(maxEpochs.value) || 0)) }) });
-  const targetLoss = h("input", { type: "number", min: "0", step: "0.01", class: "mt-pg-target-loss",
+  const targetLoss = el("input", { type: "number", min: "0", step: "0.01", class: "mt-pg-target-loss",
     onchange: () => setConfig({ target_loss: Math.max(0, Number(targetLoss.value) || 0) }) });
-  const stepTime = h("span", { class: "mt-pg-small mt-pg-step-time" });
+  const stepTime = el("span", { class: "mt-pg-small mt-pg-step-time" });
 
-  root.append(h("div", { class: "mt-pg-top" }, [
-    h("div", { class: "mt-pg-buttons" }, [resetButton, playButton, stepButton]),
+  root.append(el("div", { class: "mt-pg-top" }, [
+    el("div", { class: "mt-pg-buttons" }, [resetButton, playButton, stepButton]),
     field("Epoch", epochNumber),
     field("Learning rate", learningRate, "learning_rate"),
     field("Activation", activation, "activation"),
@@ -259,19 +224,19 @@ function render({ model, el }) {
     field("Problem type", problem, "problem"),
     field("Loss", loss, "loss"),
     field("Optimizer", optimizer, "optimizer"),
-    field("Backend", h("span", {}, [backend, " ", stepTime]), "backend"),
+    field("Backend", el("span", {}, [backend, " ", stepTime]), "backend"),
     field("Speed", speed, "speed"),
     field("Stop at epoch (0: never)", maxEpochs, "stop"),
     field("Stop at test loss", targetLoss, "stop"),
   ]));
-  const message = h("div", { class: "mt-pg-message" });
+  const message = el("div", { class: "mt-pg-message" });
   root.append(message);
 
   // ----- data column --------------------------------------------------------------
-  const datasets = h("div", { class: "mt-pg-datasets", "data-control": "dataset" });
+  const datasets = el("div", { class: "mt-pg-datasets", "data-control": "dataset" });
   const thumbnails = {};
   for (const name of choices.datasets) {
-    const canvas = h("canvas", { width: 44, height: 44, class: "mt-pg-dataset", "data-dataset": name,
+    const canvas = el("canvas", { width: 44, height: 44, class: "mt-pg-dataset", "data-dataset": name,
       title: DATASET_NAMES[name] || name });
     canvas.addEventListener("click", () => {
       const multi = name === "blobs" || name === "spiral3";
@@ -288,33 +253,33 @@ function render({ model, el }) {
     datasets.append(canvas);
   }
   const slider = (label, name, min, max, step, transform = Number) => {
-    const value = h("span", { class: "mt-pg-value" });
-    const input = h("input", { type: "range", min, max, step, class: `mt-pg-${name}`,
+    const value = el("span", { class: "mt-pg-value" });
+    const input = el("input", { type: "range", min, max, step, class: `mt-pg-${name}`,
       onchange: () => setConfig({ [name]: transform(input.value) }),
       oninput: () => (value.textContent = input.value) });
-    const box = h("div", { class: "mt-pg-slider", "data-control": name },
-      [h("div", {}, [label, " ", value]), input]);
+    const box = el("div", { class: "mt-pg-slider", "data-control": name },
+      [el("div", {}, [label, " ", value]), input]);
     return { box, input, value };
   };
   const ratio = slider("Ratio of training to test data (%):", "train_ratio", 10, 90, 10);
   const noise = slider("Noise:", "noise", 0, 50, 5);
   const batch = slider("Batch size:", "batch_size", 1, 30, 1);
-  const regenerate = h("button", { class: "mt-pg-regenerate", "data-control": "regenerate",
-    text: "Regenerate", onclick: () => send({ action: "regenerate" }) });
-  const addToggle = h("input", { type: "checkbox", class: "mt-pg-add-toggle",
+  const regenerate = el("button", { class: "mt-pg-regenerate", "data-control": "regenerate",
+    onclick: () => send({ action: "regenerate" }) }, "Regenerate");
+  const addToggle = el("input", { type: "checkbox", class: "mt-pg-add-toggle",
     onchange: () => { state.adding = addToggle.checked; heatmapBox.classList.toggle("mt-pg-adding", state.adding); } });
-  const addLabel = h("select", { class: "mt-pg-add-label",
+  const addLabel = el("select", { class: "mt-pg-add-label",
     onchange: () => (state.addLabel = Number(addLabel.value)) });
-  const addValueHint = h("span", { class: "mt-pg-small" });
-  const networkColumn = h("div", { class: "mt-pg-column mt-pg-network" });
-  const outputColumn = h("div", { class: "mt-pg-column mt-pg-output" });
-  root.append(h("div", { class: "mt-pg-main" }, [
-    h("div", { class: "mt-pg-column mt-pg-data" }, [
-      h("h3", { text: "Data" }), h("div", { class: "mt-pg-small", text: "Which dataset?" }), datasets,
+  const addValueHint = el("span", { class: "mt-pg-small" });
+  const networkColumn = el("div", { class: "mt-pg-column mt-pg-network" });
+  const outputColumn = el("div", { class: "mt-pg-column mt-pg-output" });
+  root.append(el("div", { class: "mt-pg-main" }, [
+    el("div", { class: "mt-pg-column mt-pg-data" }, [
+      el("h3", {}, "Data"), el("div", { class: "mt-pg-small" }, "Which dataset?"), datasets,
       ratio.box, noise.box, batch.box, regenerate,
-      h("div", { class: "mt-pg-small mt-pg-seed" }),
-      h("div", { class: "mt-pg-slider", "data-control": "add_points" }, [
-        h("label", {}, [addToggle, " click the output to add points of "]), addLabel, addValueHint]),
+      el("div", { class: "mt-pg-small mt-pg-seed" }),
+      el("div", { class: "mt-pg-slider", "data-control": "add_points" }, [
+        el("label", {}, [addToggle, " click the output to add points of "]), addLabel, addValueHint]),
     ]),
     networkColumn,
     outputColumn,
@@ -322,64 +287,64 @@ function render({ model, el }) {
   const seedText = root.querySelector(".mt-pg-seed");
 
   // ----- network column -------------------------------------------------------------
-  const layerCount = h("span", { class: "mt-pg-layer-count" });
-  const addLayer = h("button", { text: "+", class: "mt-pg-add-layer", onclick: () => {
+  const layerCount = el("span", { class: "mt-pg-layer-count" });
+  const addLayer = el("button", { class: "mt-pg-add-layer", onclick: () => {
     const hidden = [...config().hidden];
     if (hidden.length < choices.max_layers) setConfig({ hidden: [...hidden, 2] });
-  } });
-  const removeLayer = h("button", { text: "\u2212", class: "mt-pg-remove-layer", onclick: () => {
+  } }, "+");
+  const removeLayer = el("button", { class: "mt-pg-remove-layer", onclick: () => {
     const hidden = [...config().hidden];
     if (hidden.length > 0) setConfig({ hidden: hidden.slice(0, -1) });
-  } });
-  const gradientToggle = h("input", { type: "checkbox", class: "mt-pg-gradient-toggle",
+  } }, "\u2212");
+  const gradientToggle = el("input", { type: "checkbox", class: "mt-pg-gradient-toggle",
     onchange: () => { state.gradients = gradientToggle.checked; drawNetwork(); } });
-  const deadText = h("span", { class: "mt-pg-small mt-pg-dead-count" });
-  const layerBoxes = h("div", { class: "mt-pg-layer-controls", "data-control": "layers" });
-  const canvasArea = h("div", { class: "mt-pg-canvas-area" });
-  const card = h("div", { class: "mt-pg-card", hidden: "" });
+  const deadText = el("span", { class: "mt-pg-small mt-pg-dead-count" });
+  const layerBoxes = el("div", { class: "mt-pg-layer-controls", "data-control": "layers" });
+  const canvasArea = el("div", { class: "mt-pg-canvas-area" });
+  const card = el("div", { class: "mt-pg-card", hidden: "" });
   networkColumn.append(
-    h("div", { class: "mt-pg-layer-header" }, [
-      h("span", { class: "mt-pg-plus-minus", "data-control": "layers" }, [addLayer, removeLayer]),
+    el("div", { class: "mt-pg-layer-header" }, [
+      el("span", { class: "mt-pg-plus-minus", "data-control": "layers" }, [addLayer, removeLayer]),
       layerCount,
-      h("label", { "data-control": "gradients" }, [gradientToggle, " show gradients"]), deadText,
+      el("label", { "data-control": "gradients" }, [gradientToggle, " show gradients"]), deadText,
     ]),
     layerBoxes, canvasArea, card,
   );
 
   // ----- output column ---------------------------------------------------------------
   const metric = (label, name) => {
-    const value = h("span", { class: `mt-pg-value mt-pg-${name}`, text: "\u2014" });
-    return [h("span", { text: label }), value];
+    const value = el("span", { class: `mt-pg-value mt-pg-${name}` }, "\u2014");
+    return [el("span", {}, label), value];
   };
   const [testLossLabel, testLoss] = metric("Test loss", "test-loss");
   const [trainLossLabel, trainLoss] = metric("Training loss", "train-loss");
   const [testAccuracyLabel, testAccuracy] = metric("Test accuracy", "test-accuracy");
   const [trainAccuracyLabel, trainAccuracy] = metric("Training accuracy", "train-accuracy");
   const [speedLabel, speedValue] = metric("Epochs per second", "speed");
-  const chart = h("canvas", { class: "mt-pg-chart", width: 300, height: 60 });
-  const heatmap = h("canvas", { class: "mt-pg-heatmap", width: GRID, height: GRID });
-  const pointsCanvas = h("canvas", { class: "mt-pg-points", width: 300, height: 300 });
-  const heatmapTitle = h("div", { class: "mt-pg-heatmap-title" });
-  const heatmapBox = h("div", { class: "mt-pg-heatmap-box" }, [heatmap, pointsCanvas, heatmapTitle]);
-  const showTest = h("input", { type: "checkbox", class: "mt-pg-show-test",
+  const chart = el("canvas", { class: "mt-pg-chart", width: 300, height: 60 });
+  const heatmap = el("canvas", { class: "mt-pg-heatmap", width: GRID, height: GRID });
+  const pointsCanvas = el("canvas", { class: "mt-pg-points", width: 300, height: 300 });
+  const heatmapTitle = el("div", { class: "mt-pg-heatmap-title" });
+  const heatmapBox = el("div", { class: "mt-pg-heatmap-box" }, [heatmap, pointsCanvas, heatmapTitle]);
+  const showTest = el("input", { type: "checkbox", class: "mt-pg-show-test",
     onchange: () => setConfig({ show_test: showTest.checked }) });
-  const discretize = h("input", { type: "checkbox", class: "mt-pg-discretize",
+  const discretize = el("input", { type: "checkbox", class: "mt-pg-discretize",
     onchange: () => setConfig({ discretize: discretize.checked }) });
-  const snapshot = h("input", { type: "range", min: "0", max: "0", value: "0", class: "mt-pg-snapshot",
+  const snapshot = el("input", { type: "range", min: "0", max: "0", value: "0", class: "mt-pg-snapshot",
     onchange: () => send({ action: "restore", index: Number(snapshot.value) }) });
-  const snapshotText = h("span", { class: "mt-pg-small" });
+  const snapshotText = el("span", { class: "mt-pg-small" });
   outputColumn.append(
-    h("h3", { text: "Output" }),
-    h("div", { class: "mt-pg-metrics" }, [testLossLabel, testLoss, trainLossLabel, trainLoss,
+    el("h3", {}, "Output"),
+    el("div", { class: "mt-pg-metrics" }, [testLossLabel, testLoss, trainLossLabel, trainLoss,
       testAccuracyLabel, testAccuracy, trainAccuracyLabel, trainAccuracy, speedLabel, speedValue]),
     chart, heatmapBox,
-    h("div", { class: "mt-pg-legend" }, [h("span", { text: "\u22121" }), h("span", { class: "mt-pg-legend-bar" }),
-      h("span", { text: "+1" })]),
-    h("div", { class: "mt-pg-row" }, [
-      h("label", { "data-control": "show_test" }, [showTest, " Show test data"]),
-      h("label", { "data-control": "discretize" }, [discretize, " Discretize output"]),
+    el("div", { class: "mt-pg-legend" }, [el("span", {}, "\u22121"), el("span", { class: "mt-pg-legend-bar" }),
+      el("span", {}, "+1")]),
+    el("div", { class: "mt-pg-row" }, [
+      el("label", { "data-control": "show_test" }, [showTest, " Show test data"]),
+      el("label", { "data-control": "discretize" }, [discretize, " Discretize output"]),
     ]),
-    h("div", { class: "mt-pg-row", "data-control": "snapshots" }, [h("span", { text: "Snapshots" }), snapshot, snapshotText]),
+    el("div", { class: "mt-pg-row", "data-control": "snapshots" }, [el("span", {}, "Snapshots"), snapshot, snapshotText]),
   );
   pointsCanvas.addEventListener("click", (event) => {
     if (!state.adding) return;
@@ -390,30 +355,30 @@ function render({ model, el }) {
   });
 
   // ----- bottom: export, share, classroom ---------------------------------------------
-  const exportButton = h("button", { class: "mt-pg-export", text: "Export as code",
-    onclick: () => send({ action: "export" }) });
-  const code = h("pre", { class: "mt-pg-code" });
-  const copyCode = h("button", { text: "Copy code", onclick: () => navigator.clipboard?.writeText(code.textContent) });
-  const shareInput = h("input", { type: "text", class: "mt-pg-share-input", spellcheck: "false" });
-  const loadButton = h("button", { text: "Load", class: "mt-pg-load",
-    onclick: () => send({ action: "load_string", text: shareInput.value }) });
-  const copyShare = h("button", { text: "Copy", onclick: () => navigator.clipboard?.writeText(shareInput.value) });
-  const classroom = h("div", { class: "mt-pg-classroom" });
+  const exportButton = el("button", { class: "mt-pg-export",
+    onclick: () => send({ action: "export" }) }, "Export as code");
+  const code = el("pre", { class: "mt-pg-code" });
+  const copyCode = el("button", { onclick: () => navigator.clipboard?.writeText(code.textContent) }, "Copy code");
+  const shareInput = el("input", { type: "text", class: "mt-pg-share-input", spellcheck: "false" });
+  const loadButton = el("button", { class: "mt-pg-load",
+    onclick: () => send({ action: "load_string", text: shareInput.value }) }, "Load");
+  const copyShare = el("button", { onclick: () => navigator.clipboard?.writeText(shareInput.value) }, "Copy");
+  const classroom = el("div", { class: "mt-pg-classroom" });
   for (const name of choices.controls) {
-    const box = h("input", { type: "checkbox", "data-hide": name, onchange: () => {
+    const box = el("input", { type: "checkbox", "data-hide": name, onchange: () => {
       const hidden = new Set(config().hidden_controls);
       if (box.checked) hidden.add(name);
       else hidden.delete(name);
       setConfig({ hidden_controls: [...hidden] });
     } });
-    classroom.append(h("label", {}, [box, ` ${name.replace(/_/g, " ")}`]));
+    classroom.append(el("label", {}, [box, ` ${name.replace(/_/g, " ")}`]));
   }
-  root.append(h("div", { class: "mt-pg-bottom" }, [
-    h("div", { class: "mt-pg-row", "data-control": "export" }, [exportButton, copyCode]),
+  root.append(el("div", { class: "mt-pg-bottom" }, [
+    el("div", { class: "mt-pg-row", "data-control": "export" }, [exportButton, copyCode]),
     code,
-    h("div", { class: "mt-pg-row mt-pg-share", "data-control": "share" },
-      [h("span", { text: "Share these settings:" }), shareInput, copyShare, loadButton]),
-    h("details", {}, [h("summary", { text: "Classroom mode: hide controls" }), classroom]),
+    el("div", { class: "mt-pg-row mt-pg-share", "data-control": "share" },
+      [el("span", {}, "Share these settings:"), shareInput, copyShare, loadButton]),
+    el("details", {}, [el("summary", {}, "Classroom mode: hide controls"), classroom]),
   ]));
 
   // ----- the network drawing ----------------------------------------------------------
@@ -441,22 +406,22 @@ function render({ model, el }) {
     biases = [];
     const sizes = net.sizes;
     const layers = sizes.length - 1;
-    const tallest = Math.max(FEATURES.length, ...sizes);
+    const tallest = Math.max(features.length, ...sizes);
     const height = tallest * ROW + 24;
     canvasArea.style.height = `${height}px`;
-    const linkLayer = svg("svg", { class: "mt-pg-links", width: columnX(layers, layers) + NODE + 10, height });
+    const linkLayer = svgEl("svg", { class: "mt-pg-links", width: columnX(layers, layers) + NODE + 10, height });
     canvasArea.append(linkLayer);
     // links: layer k connects column k (sources) to column k + 1
     for (let layer = 0; layer < layers; layer++) {
       for (let neuron = 0; neuron < sizes[layer + 1]; neuron++) {
         for (let source = 0; source < sizes[layer]; source++) {
-          const sourceRow = layer === 0 ? FEATURES.findIndex((f) => f[0] === net.features[source]) : source;
+          const sourceRow = layer === 0 ? features.findIndex((f) => f[0] === net.features[source]) : source;
           const [x1, y1] = nodeCentre(layer, sourceRow, layers);
           const [x2, y2] = nodeCentre(layer + 1, neuron, layers);
           const middle = (x1 + NODE + x2) / 2;
           const d = `M${x1 + NODE},${y1 + NODE / 2} C${middle},${y1 + NODE / 2} ${middle},${y2 + NODE / 2} ${x2},${y2 + NODE / 2}`;
-          const path = svg("path", { d, class: "mt-pg-link", "data-layer": layer, "data-neuron": neuron, "data-source": source });
-          const hit = svg("path", { d, class: "mt-pg-link-hit", "data-layer": layer, "data-neuron": neuron, "data-source": source });
+          const path = svgEl("path", { d, class: "mt-pg-link", "data-layer": layer, "data-neuron": neuron, "data-source": source });
+          const hit = svgEl("path", { d, class: "mt-pg-link-hit", "data-layer": layer, "data-neuron": neuron, "data-source": source });
           const link = { path, hit, layer, neuron, source };
           hit.addEventListener("mouseenter", (event) => showCard(event, link, "weight"));
           hit.addEventListener("click", (event) => editCard(event, link, "weight"));
@@ -466,23 +431,23 @@ function render({ model, el }) {
       }
     }
     // inputs: all seven features; the ones switched off are faded and can be clicked on
-    FEATURES.forEach(([name, label, feature], row) => {
+    features.forEach(([name, label], row) => {
       const [x, y] = nodeCentre(0, row, layers);
-      const canvas = h("canvas", { width: GRID, height: GRID });
-      paintFeature(canvas, feature);
+      const canvas = el("canvas", { width: GRID, height: GRID });
+      paintFeature(canvas, row);
       const on = net.features.includes(name);
-      const element = h("div", { class: `mt-pg-node mt-pg-input${on ? "" : " mt-pg-off"}`, "data-feature": name,
+      const element = el("div", { class: `mt-pg-node mt-pg-input${on ? "" : " mt-pg-off"}`, "data-feature": name,
         style: `left:${x}px;top:${y}px`, title: `${label}: click to switch it ${on ? "off" : "on"}` }, [canvas]);
       element.addEventListener("click", () => {
         if (config().hidden_controls.includes("features")) return;
-        const features = config().features.includes(name)
+        const chosen = config().features.includes(name)
           ? config().features.filter((f) => f !== name)
-          : FEATURES.map((f) => f[0]).filter((f) => f === name || config().features.includes(f));
-        setConfig({ features });
+          : features.map((f) => f[0]).filter((f) => f === name || config().features.includes(f));
+        setConfig({ features: chosen });
       });
-      hover(element, { kind: "input", name, label, feature });
-      canvasArea.append(h("div", { class: "mt-pg-feature-label", style: `left:${x}px;top:${y}px`, text: label,
-        "data-control": on ? "" : "features" }), element);
+      hover(element, { kind: "input", name, label, row });
+      canvasArea.append(el("div", { class: "mt-pg-feature-label", style: `left:${x}px;top:${y}px`,
+        "data-control": on ? "" : "features" }, label), element);
       if (!on) element.setAttribute("data-control", "features");
       nodes[`in:${name}`] = { canvas, element };
     });
@@ -490,11 +455,11 @@ function render({ model, el }) {
     for (let layer = 1; layer <= layers; layer++) {
       for (let neuron = 0; neuron < sizes[layer]; neuron++) {
         const [x, y] = nodeCentre(layer, neuron, layers);
-        const canvas = h("canvas", { width: GRID, height: GRID });
-        const element = h("div", { class: "mt-pg-node", "data-node": `${layer}:${neuron}`,
+        const canvas = el("canvas", { width: GRID, height: GRID });
+        const element = el("div", { class: "mt-pg-node", "data-node": `${layer}:${neuron}`,
           style: `left:${x}px;top:${y}px` }, [canvas]);
         hover(element, { kind: "node", layer, neuron });
-        const bias = h("div", { class: "mt-pg-bias", "data-layer": layer, "data-neuron": neuron,
+        const bias = el("div", { class: "mt-pg-bias", "data-layer": layer, "data-neuron": neuron,
           style: `left:${x - 9}px;top:${y + NODE - 6}px` });
         const biasLink = { element: bias, layer, neuron };
         bias.addEventListener("mouseenter", (event) => showCard(event, biasLink, "bias"));
@@ -510,18 +475,18 @@ function render({ model, el }) {
           hidden[index] = Math.max(1, Math.min(choices.max_neurons, hidden[index] + delta));
           setConfig({ hidden });
         };
-        layerBoxes.append(h("div", { class: "mt-pg-layer-box", style: `left:${columnX(layer, layers)}px` }, [
-          h("span", { class: "mt-pg-plus-minus" }, [
-            h("button", { text: "+", class: "mt-pg-add-neuron", "data-layer": layer, onclick: () => change(1) }),
-            h("button", { text: "\u2212", class: "mt-pg-remove-neuron", "data-layer": layer, onclick: () => change(-1) }),
+        layerBoxes.append(el("div", { class: "mt-pg-layer-box", style: `left:${columnX(layer, layers)}px` }, [
+          el("span", { class: "mt-pg-plus-minus" }, [
+            el("button", { class: "mt-pg-add-neuron", "data-layer": layer, onclick: () => change(1) }, "+"),
+            el("button", { class: "mt-pg-remove-neuron", "data-layer": layer, onclick: () => change(-1) }, "\u2212"),
           ]),
-          h("div", { text: `${sizes[layer]} neuron${sizes[layer] === 1 ? "" : "s"}` }),
+          el("div", {}, `${sizes[layer]} neuron${sizes[layer] === 1 ? "" : "s"}`),
         ]));
       } else {
-        layerBoxes.append(h("div", { class: "mt-pg-layer-box", style: `left:${columnX(layer, layers)}px`,
-          text: sizes[layer] === 1 ? "output" : `output (${sizes[layer]} classes)` }));
+        layerBoxes.append(el("div", { class: "mt-pg-layer-box", style: `left:${columnX(layer, layers)}px` },
+          sizes[layer] === 1 ? "output" : `output (${sizes[layer]} classes)`));
       }
-      canvasArea.append(h("div", { class: "mt-pg-grad-norm", "data-layer": layer,
+      canvasArea.append(el("div", { class: "mt-pg-grad-norm", "data-layer": layer,
         style: `left:${columnX(layer, layers)}px;top:${height - 14}px` }));
     }
     applyHiddenControls();
@@ -590,7 +555,7 @@ function render({ model, el }) {
 
   function editCard(event, link, kind) {
     const [value] = valueOf(link, kind);
-    const input = h("input", { type: "number", step: "0.1", value: formatNumber(value), class: "mt-pg-edit-input" });
+    const input = el("input", { type: "number", step: "0.1", value: formatNumber(value), class: "mt-pg-edit-input" });
     const finish = (apply) => {
       delete card.dataset.editing;
       card.hidden = true;
@@ -606,7 +571,7 @@ function render({ model, el }) {
     card.dataset.editing = "1";
     card.className = "mt-pg-card mt-pg-edit-card";
     card.replaceChildren(`${kind === "bias" ? "Bias" : "Weight"}: `, input,
-      h("button", { text: "set", onclick: () => finish(true) }));
+      el("button", { onclick: () => finish(true) }, "set"));
     placeCard(event);
     input.focus();
     input.select();
@@ -629,7 +594,7 @@ function render({ model, el }) {
     const frame = model.get("frame");
     const { discretize: crisp } = config();
     if (state.hover && state.hover.kind === "input") {
-      paintFeature(heatmap, state.hover.feature);
+      paintFeature(heatmap, state.hover.row);
       heatmapTitle.textContent = `input ${state.hover.label}`;
       return;
     }
@@ -724,8 +689,8 @@ function render({ model, el }) {
       : Array.from({ length: s.num_classes }, (_, i) => i);
     const wanted = labels.join(",");
     if (addLabel.dataset.labels !== wanted) {
-      addLabel.replaceChildren(...labels.map((v) => h("option", { value: String(v),
-        text: s.num_classes === 2 ? (v > 0 ? "blue (+1)" : "orange (\u22121)") : s.num_classes === 0 ? `value ${v}` : `class ${v}` })));
+      addLabel.replaceChildren(...labels.map((v) => el("option", { value: String(v) },
+        s.num_classes === 2 ? (v > 0 ? "blue (+1)" : "orange (\u22121)") : s.num_classes === 0 ? `value ${v}` : `class ${v}`)));
       addLabel.dataset.labels = wanted;
       state.addLabel = labels[0];
     }

@@ -190,6 +190,11 @@ def test_beyond_playground_controls(playground_lab) -> None:
     widget.locator('input[data-hide="noise"]').check()
     page.wait_for_function("() => getComputedStyle(document.querySelector('.mt-pg-noise')"
                            ".parentElement).display === 'none'", timeout=30_000)  # fmt: skip
+    # The page hides the control at once; the kernel hears of it a moment later.
+    for _ in range(20):
+        if "noise" in kernel_state(lab)["hidden_controls"]:
+            break
+        page.wait_for_timeout(250)
     assert "noise" in kernel_state(lab)["hidden_controls"]
     shared = widget.locator(".mt-pg-share-input")
     assert "hidden_controls=noise" in shared.input_value()

@@ -210,3 +210,20 @@ def test_importable_from_minitorch_widgets() -> None:
     from minitorch.widgets import playground
 
     assert Playground is playground.Playground and Playground.__module__.endswith("playground.widget")
+
+
+def test_input_features_come_from_python() -> None:
+    """The page draws the input column from Python's feature table (names, labels and
+    heatmaps), so the formulas live only in features.py."""
+    pg = Playground(dataset="circle", **QUICK)
+    assert pg.choices["features"] == [
+        ["x1", "X₁"], ["x2", "X₂"], ["x1^2", "X₁²"], ["x2^2", "X₂²"], ["x1x2", "X₁X₂"],
+        ["sin_x1", "sin(X₁)"], ["sin_x2", "sin(X₂)"],
+    ]  # fmt: skip
+    planes = np.frombuffer(pg.feature_planes, dtype=np.uint8).reshape(7, 100, 100)
+    steps = np.linspace(-6, 6, 100)
+    x1, x2 = np.meshgrid(steps, steps[::-1])  # top row is x2 = +6, as the page draws it
+    oracle = [x1, x2, x1 * x1, x2 * x2, x1 * x2, np.sin(x1), np.sin(x2)]
+    for plane, values in zip(planes, oracle):
+        expected = np.round((values / np.abs(values).max() + 1) * 127.5)
+        np.testing.assert_allclose(plane, expected, atol=1)  # float32 grid: one step of rounding

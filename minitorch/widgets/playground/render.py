@@ -7,8 +7,9 @@ keeps what every neuron says about every grid point. Those are the heatmaps:
 * the **decision boundary**: the network's output on the grid (tanh output in [-1, 1];
   with cross-entropy, ``2·p(blue) - 1`` for two classes, or the winning class and its
   probability for more);
-* one **neuron heatmap** per neuron (the page draws the input features itself: they
-  never change).
+* one **neuron heatmap** per neuron;
+* the **input features** (``x1``, ``sin(x2)``...): they never change, so
+  ``feature_planes`` computes them once, from the formulas in ``features.py``.
 
 Each heatmap is sent as 100x100 bytes: a value ``v`` in ``[-1, 1]`` becomes
 ``round((v + 1) · 127.5)`` (0 is orange, 255 blue). All of them go in one ``bytes``
@@ -33,7 +34,7 @@ from minitorch.creation import tensor
 from minitorch.widgets.playground import network
 from minitorch.widgets.playground.config import to_string
 from minitorch.widgets.playground.datasets import DOMAIN
-from minitorch.widgets.playground.features import feature_matrix
+from minitorch.widgets.playground.features import FEATURES, feature_matrix
 
 GRID = 100  # heatmaps are GRID x GRID, like TensorFlow Playground's
 
@@ -49,6 +50,15 @@ def to_bytes(values: np.ndarray) -> np.ndarray:
     """Values in [-1, 1] (clipped) as bytes 0..255."""
     values = np.nan_to_num(values, nan=0.0, posinf=1.0, neginf=-1.0)
     return np.round((np.clip(values, -1.0, 1.0) + 1.0) * 127.5).astype(np.uint8)
+
+
+def feature_planes() -> bytes:
+    """Every input feature on the grid, in ``FEATURES`` order, as bytes: each feature
+    is divided by its largest absolute value on the grid, so it spans ``[-1, 1]``."""
+    with no_grad():
+        values = feature_matrix(tensor(grid_points()), list(FEATURES)).numpy()
+    largest = np.maximum(np.abs(values).max(axis=0), 1e-6)
+    return to_bytes(values / largest).T.tobytes()
 
 
 class Renderer:

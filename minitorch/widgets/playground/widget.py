@@ -8,14 +8,16 @@
 
 How the two sides talk (anywidget syncs traits between Python and the page):
 
-| trait    | direction      | what                                                        |
-| -------- | -------------- | ----------------------------------------------------------- |
-| config   | both ways      | every setting (``PlaygroundConfig`` as a dict)              |
-| status   | Python → page  | epoch, losses, accuracy, loss curve, speed, message         |
-| net      | Python → page  | weights, biases, gradients, dead ReLUs, heatmap order       |
-| frame    | Python → page  | all 100x100 heatmaps as bytes (``render.py``)               |
-| points   | Python → page  | the data points (only when they change)                     |
-| code     | Python → page  | the exported script, after "export as code"                 |
+| trait          | direction     | what                                                         |
+| -------------- | ------------- | ------------------------------------------------------------ |
+| config         | both ways     | every setting (``PlaygroundConfig`` as a dict)               |
+| status         | Python → page | epoch, losses, accuracy, loss curve, speed, message          |
+| net            | Python → page | weights, biases, gradients, dead ReLUs, heatmap order        |
+| frame          | Python → page | all 100x100 heatmaps as bytes (``render.py``)                |
+| points         | Python → page | the data points (only when they change)                      |
+| code           | Python → page | the exported script, after "export as code"                  |
+| choices        | Python → page | the menus' options, and the input features (``features.py``) |
+| feature_planes | Python → page | each input feature's heatmap, sent once (``render.py``)      |
 
 Buttons (play, step, edit a weight, add a point...) arrive as messages
 ``{"action": ...}`` handled by ``_on_message``. While playing, the heatmaps are computed
@@ -39,8 +41,15 @@ from minitorch.widgets.playground import config as settings
 from minitorch.widgets.playground.compute import available_backends
 from minitorch.widgets.playground.datasets import preview
 from minitorch.widgets.playground.export import export_code
+from minitorch.widgets.playground.features import FEATURES
 from minitorch.widgets.playground.player import Player
-from minitorch.widgets.playground.render import Renderer, network_view, points_view, status_view
+from minitorch.widgets.playground.render import (
+    Renderer,
+    feature_planes,
+    network_view,
+    points_view,
+    status_view,
+)
 from minitorch.widgets.playground.static import boundary_svg, summary_text
 from minitorch.widgets.playground.trainer import Epoch, Trainer
 
@@ -67,6 +76,7 @@ class Playground(MinitorchWidget):
     points = traitlets.Dict().tag(sync=True)
     code = traitlets.Unicode("").tag(sync=True)
     choices = traitlets.Dict().tag(sync=True)
+    feature_planes = traitlets.Bytes(b"").tag(sync=True)
 
     def __init__(self, config: str | settings.PlaygroundConfig | None = None, **changes: Any) -> None:
         super().__init__()
@@ -91,7 +101,9 @@ class Playground(MinitorchWidget):
             "optimizers": settings.OPTIMIZERS, "backends": available_backends(),
             "controls": settings.CONTROLS, "max_layers": settings.MAX_HIDDEN_LAYERS,
             "max_neurons": settings.MAX_NEURONS,
+            "features": [[name, label] for name, (label, _) in FEATURES.items()],
         }  # fmt: skip
+        self.feature_planes = feature_planes()
         self.on_msg(self._on_message)
         self._sync(force=True, with_points=True)
 
