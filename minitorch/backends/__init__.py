@@ -1,10 +1,12 @@
-"""Kernel backends. Each backend is one module that implements the same few primitives.
+"""Kernel backends. Each backend is one module (or package) that implements the same few primitives.
 
 The contract (what ``minitorch/dispatch.py`` calls; the reference backend is the spec):
 
 A kernel never sees a Tensor. It sees ``Strided`` operands: ``(storage, shape, strides,
 offset)``, where ``storage`` is the flat 1-D array of the operand's device (a NumPy array
-on "cpu"). Dispatch has already checked everything, so a kernel may assume:
+on "cpu"). Dispatch checks only that every operand lives on one device; everything else
+below is the job of the ops layer, which validates shapes, dtypes and indices before it
+calls dispatch. So a kernel may assume:
 
 * every index it computes is inside its storage (no bounds checks in kernels);
 * for ``map``/``zip``/``where`` every input has exactly the output's shape (broadcast
@@ -33,7 +35,12 @@ Functions each backend module provides::
     scatter_add(out, dim, index, src) out[i][index[i][j][k]][k] += src[i][j][k]  (dim 1)
 """
 
+import os
 from typing import Any, NamedTuple
+
+# MINITORCH_DEBUG, read once: 1 prints each kernel call (dispatch) and each CUDA kernel
+# loaded, 2 adds strides and the CUDA specialisation. ``dispatch.set_debug`` changes it.
+debug_level = int(os.environ.get("MINITORCH_DEBUG", "0") or 0)
 
 
 class Strided(NamedTuple):

@@ -117,7 +117,7 @@ print(f"strided loop:    {strided_seconds * 1e3:.3f} ms")
 print(f"contiguous loop: {contiguous_seconds * 1e3:.3f} ms  ({strided_seconds / contiguous_seconds:.0f}x faster)")
 
 # %% [markdown]
-# minitorch's Numba backend goes one step further (`minitorch/backends/numba_elementwise.py`):
+# minitorch's Numba backend goes one step further (`minitorch/backends/numba/elementwise_kernels.py`):
 # it **coalesces** dimensions that every operand walks in one steady step, so even a
 # transposed or sliced tensor runs mostly along contiguous rows. The design rule from
 # `docs/architecture.md`: fast paths live *inside* the primitive kernels, never as special cases in
@@ -184,7 +184,7 @@ print(f"parallel: {best_time(lambda: parallel_neg(huge_out, huge, huge.size)) * 
 #    each step (bad for the cache);
 # 2. **reordered** `i, k, j` loops: the inner loop walks rows of `b` and `out`
 #    contiguously, so it vectorises;
-# 3. minitorch's **blocked** Numba kernel (`minitorch/backends/numba_matmul.py`): packs
+# 3. minitorch's **blocked** Numba kernel (`minitorch/backends/numba/matmul_kernel.py`): packs
 #    the operands, computes 4×4 tiles in registers, and sweeps cache-sized blocks in
 #    parallel;
 # 4. **BLAS** through NumPy: decades of hand-tuned assembly (what PyTorch calls on CPU).

@@ -20,13 +20,13 @@ from minitorch.backends import Strided
 from minitorch.backends import reference as ref
 from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
 
-numba_cpu = pytest.importorskip("minitorch.backends.numba")
+tuned = pytest.importorskip("minitorch.backends.numba")
 
 
 @pytest.fixture(scope="module", params=["numba", "numba_simple"])
 def kernels(request):
     """The compiled backend under test: the tuned ``numba`` one, or ``numba_simple`` (the
-    reference's loops, compiled). Tests of the tuned one's own paths use ``numba_cpu``."""
+    reference's loops, compiled). Tests of the tuned one's own paths use ``tuned``."""
     return dispatch.load_backend(request.param)
 
 FLOATS = (np.float32, np.float64)
@@ -207,24 +207,24 @@ def test_large_tensors_take_the_parallel_path():
     """Above the threshold the kernels split the work over threads: same answers."""
     rng = np.random.default_rng(5)
     shape = (520, 509)  # > PARALLEL_THRESHOLD elements, rows not a multiple of anything
-    assert np.prod(shape) >= numba_cpu.PARALLEL_THRESHOLD
+    assert np.prod(shape) >= tuned.PARALLEL_THRESHOLD
     for layout in ["contiguous", "transposed", "expanded"]:
         a = make_input(layout, shape, np.float32, rng)
         b = make_input("contiguous", shape, np.float32, rng)
         out = make_output("contiguous", shape, np.float32)
-        numba_cpu.zip("mul", out, a, b)
+        tuned.zip("mul", out, a, b)
         view = np.lib.stride_tricks.as_strided
         want = view(a.storage[a.offset :], shape, [s * 4 for s in a.strides]) * view(
             b.storage[b.offset :], shape, [s * 4 for s in b.strides]
         )
         np.testing.assert_array_equal(out.storage[1:-1].reshape(shape), want)
-        numba_cpu.map("exp", out, a)
+        tuned.map("exp", out, a)
         with np.errstate(all="ignore"):
             want = np.exp(view(a.storage[a.offset :], shape, [s * 4 for s in a.strides]))
         np.testing.assert_allclose(out.storage[1:-1].reshape(shape), want, rtol=3e-7)
         total = Strided(np.zeros(shape[0]), (shape[0], 1), (1, 1), 0)
         expected = twin(total)
-        numba_cpu.reduce("sum", total, b, 1)
+        tuned.reduce("sum", total, b, 1)
         ref.reduce("sum", expected, b, 1)
         assert_same(total, expected, np.float32, rtol=1e-5)
 
@@ -491,18 +491,18 @@ def test_gather_and_scatter_add(kernels, dtype):
 CACHE_PROBE = """
 import numpy as np
 from minitorch.backends import Strided
-from minitorch.backends import numba as numba_cpu
+from minitorch.backends import numba as tuned
 
 out = Strided(np.zeros(6), (2, 3), (3, 1), 0)
 a = Strided(np.arange(6.0), (2, 3), (1, 2), 0)
-numba_cpu.map("neg", out, a)
-numba_cpu.zip("add", out, a, a)
-numba_cpu.reduce("sum", Strided(np.zeros(2), (2, 1), (1, 1), 0), a, 1)
-numba_cpu.matmul(Strided(np.zeros(4), (1, 2, 2), (4, 2, 1), 0),
+tuned.map("neg", out, a)
+tuned.zip("add", out, a, a)
+tuned.reduce("sum", Strided(np.zeros(2), (2, 1), (1, 1), 0), a, 1)
+tuned.matmul(Strided(np.zeros(4), (1, 2, 2), (4, 2, 1), 0),
                  Strided(np.arange(6.0), (1, 2, 3), (6, 3, 1), 0),
                  Strided(np.arange(6.0), (1, 3, 2), (6, 2, 1), 0))
-kernels = [numba_cpu._MAP_KERNELS["neg"][0], numba_cpu._ZIP_KERNELS["add"][0],
-           numba_cpu._REDUCE_KERNELS["sum"][0], numba_cpu.matmul_kernel]
+kernels = [tuned._MAP_KERNELS["neg"][0], tuned._ZIP_KERNELS["add"][0],
+           tuned._REDUCE_KERNELS["sum"][0], tuned.matmul_kernel]
 print(sum(sum(k.stats.cache_hits.values()) for k in kernels),
       sum(sum(k.stats.cache_misses.values()) for k in kernels))
 """
@@ -533,32 +533,32 @@ def test_large_arg_reduce_gather_and_matmul_take_the_parallel_path():
     for dim in (0, 1):
         out_shape = (1, 500) if dim == 0 else (600, 1)
         out = make_output("contiguous", out_shape, np.int64)
-        numba_cpu.arg_reduce("argmax", out, a, dim)
+        tuned.arg_reduce("argmax", out, a, dim)
         np.testing.assert_array_equal(
             out.storage[1:-1].reshape(out_shape), data.argmax(axis=dim).reshape(out_shape)
         )
     index_data = rng.integers(0, 500, (600, 500))
     out = make_output("contiguous", (600, 500), np.float64)
-    numba_cpu.gather(out, a, 1, storage_for(index_data))
+    tuned.gather(out, a, 1, storage_for(index_data))
     want = np.take_along_axis(data, index_data, axis=1)
     np.testing.assert_array_equal(out.storage[1:-1].reshape(600, 500), want)
     left, right = rng.standard_normal((2, 130, 140)), rng.standard_normal((2, 140, 120))
     out = make_output("contiguous", (2, 130, 120), np.float64)
-    numba_cpu.matmul(out, storage_for(left), storage_for(right))
+    tuned.matmul(out, storage_for(left), storage_for(right))
     np.testing.assert_allclose(out.storage[1:-1].reshape(2, 130, 120), left @ right, rtol=1e-12, atol=1e-11)
 
 
 def test_layout_caches_stay_bounded():
     """20,000 distinct shapes (a program making ever new shapes) keep each layout cache at
     its bound: the least recently used layouts are dropped (issue 18.5)."""
-    numba_cpu.reduce_layout.cache_clear()
-    numba_cpu.elementwise_layout.cache_clear()
+    tuned.reduce_layout.cache_clear()
+    tuned.elementwise_layout.cache_clear()
     one = np.ones(1)
     for length in range(1, 20_001):
         a = Strided(one, (length,), (0,), 0)  # one cell read `length` times
         out = Strided(np.zeros(1), (1,), (1,), 0)
-        numba_cpu.reduce("sum", out, a, 0)
-        numba_cpu.map("neg", Strided(np.zeros(1), (length,), (0,), 0), a)
+        tuned.reduce("sum", out, a, 0)
+        tuned.map("neg", Strided(np.zeros(1), (length,), (0,), 0), a)
         assert out.storage[0] == length
-    for cache in (numba_cpu.reduce_layout, numba_cpu.elementwise_layout):
-        assert cache.cache_info().currsize == numba_cpu.LAYOUT_CACHE_SIZE
+    for cache in (tuned.reduce_layout, tuned.elementwise_layout):
+        assert cache.cache_info().currsize == tuned.LAYOUT_CACHE_SIZE

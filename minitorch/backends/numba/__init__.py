@@ -189,37 +189,19 @@ def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     if total:
         chunks = chunk_count(total * length) if total > 1 else 1
         serial, parallel = _REDUCE_KERNELS[op]
-        (serial if chunks == 1 else parallel)(
-            out.storage,
-            a.storage,
-            shape,
-            strides,
-            out.offset,
-            a.offset,
-            length,
-            a_step,
-            total,
-            chunks,
-        )
+        kernel = serial if chunks == 1 else parallel
+        kernel(out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total, chunks)
 
 
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Index along ``dim`` of the first max (``argmax``) or min (``argmin``)."""
     shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
     if total:
+        chunks = chunk_count(total * length)
         arg_reduce_kernel(
-            op == "argmax",
-            out.storage,
-            a.storage,
-            shape,
-            strides,
-            out.offset,
-            a.offset,
-            length,
-            a_step,
-            total,
-            chunk_count(total * length),
-        )
+            op == "argmax", out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step,
+            total, chunks,
+        )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------
