@@ -32,7 +32,6 @@ from types import ModuleType
 from typing import Any
 
 from minitorch import backends
-from minitorch import backends
 from minitorch.backends import Strided
 from minitorch.layout import is_contiguous
 
