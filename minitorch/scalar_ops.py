@@ -37,6 +37,7 @@ class ScalarOp:
     fn: Callable
     cuda: str
     returns_bool: bool = False
+    returns_float: bool = False
 
 
 # ----- one input: out[i] = f(a[i]) ----------------------------------------------------
@@ -195,21 +196,21 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("copy", 1, copy, "a"),
         ScalarOp("neg", 1, neg, "-a"),
         ScalarOp("abs", 1, abs_, "(a < (T)0 ? -a : a)"),
-        ScalarOp("exp", 1, exp, "exp(a)"),
-        ScalarOp("log", 1, log, "log(a)"),
-        ScalarOp("log1p", 1, log1p, "log1p(a)"),
-        ScalarOp("sqrt", 1, sqrt, "sqrt(a)"),
-        ScalarOp("rsqrt", 1, rsqrt, "(T)1 / sqrt(a)"),
-        ScalarOp("sin", 1, sin, "sin(a)"),
-        ScalarOp("cos", 1, cos, "cos(a)"),
-        ScalarOp("tanh", 1, tanh, "tanh(a)"),
-        ScalarOp("erf", 1, erf, "erf(a)"),
-        ScalarOp("sigmoid", 1, sigmoid, "(T)1 / ((T)1 + exp(-a))"),
+        ScalarOp("exp", 1, exp, "exp(a)", returns_float=True),
+        ScalarOp("log", 1, log, "log(a)", returns_float=True),
+        ScalarOp("log1p", 1, log1p, "log1p(a)", returns_float=True),
+        ScalarOp("sqrt", 1, sqrt, "sqrt(a)", returns_float=True),
+        ScalarOp("rsqrt", 1, rsqrt, "(T)1 / sqrt(a)", returns_float=True),
+        ScalarOp("sin", 1, sin, "sin(a)", returns_float=True),
+        ScalarOp("cos", 1, cos, "cos(a)", returns_float=True),
+        ScalarOp("tanh", 1, tanh, "tanh(a)", returns_float=True),
+        ScalarOp("erf", 1, erf, "erf(a)", returns_float=True),
+        ScalarOp("sigmoid", 1, sigmoid, "(T)1 / ((T)1 + exp(-a))", returns_float=True),
         ScalarOp("relu", 1, relu, "((a > (T)0 || a != a) ? a : (T)0)"),
         ScalarOp("sign", 1, sign, "(a != a ? a : (T)((a > (T)0) - (a < (T)0)))"),
         ScalarOp("floor", 1, floor, "floor(a)"),
         ScalarOp("ceil", 1, ceil, "ceil(a)"),
-        ScalarOp("reciprocal", 1, reciprocal, "(T)1 / a"),
+        ScalarOp("reciprocal", 1, reciprocal, "(T)1 / a", returns_float=True),
         ScalarOp("logical_not", 1, logical_not, "!a", returns_bool=True),
     ]
 }
@@ -220,7 +221,7 @@ ZIP_OPS: dict[str, ScalarOp] = {
         ScalarOp("add", 2, add, "a + b"),
         ScalarOp("sub", 2, sub, "a - b"),
         ScalarOp("mul", 2, mul, "a * b"),
-        ScalarOp("div", 2, div, "a / b"),
+        ScalarOp("div", 2, div, "a / b", returns_float=True),
         ScalarOp("floordiv", 2, floordiv, "mt_floordiv(a, b)"),
         ScalarOp("remainder", 2, remainder, "mt_remainder(a, b)"),
         ScalarOp("pow", 2, pow_, "mt_pow(a, b)"),
