@@ -24,7 +24,14 @@ import numpy as np
 from minitorch import dispatch
 from minitorch.device import device as Device
 from minitorch.dtypes import dtype as DType
-from minitorch.layout import contiguous_strides, is_contiguous, normalize_dim, numel
+from minitorch.layout import (
+    check_in_bounds,
+    checked_numel,
+    contiguous_strides,
+    is_contiguous,
+    normalize_dim,
+    numel,
+)
 
 
 class Size(tuple):
@@ -88,18 +95,24 @@ class Tensor:
     @staticmethod
     def _empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with its own (uninitialised) storage."""
-        storage = dispatch.empty(numel(shape), dtype.numpy, device.type)
+        storage = dispatch.empty(checked_numel(shape, dtype.itemsize), dtype.numpy, device.type)
         return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
 
     @staticmethod
     def _full(shape: tuple[int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with every element equal to ``value``."""
-        host = np.full(numel(shape), value, dtype=dtype.numpy)
+        host = np.full(checked_numel(shape, dtype.itemsize), value, dtype=dtype.numpy)
         storage = dispatch.from_numpy(host, device.type)
         return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
 
     def _view(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Tensor:
-        """A new tensor reading this one's storage through another layout (no copy)."""
+        """A new tensor reading this one's storage through another layout (no copy).
+
+        Every view the library makes comes through here, so here is where its layout is
+        checked to stay inside the storage (``layout.check_in_bounds``): the kernels that
+        later read it do no bounds checks of their own."""
+        shape, strides = tuple(shape), tuple(strides)
+        check_in_bounds(shape, strides, offset, len(self._storage))
         base = self._base if self._base is not None else self
         return Tensor(self._storage, shape, strides, offset, self.dtype, self.device, base)
 

@@ -74,6 +74,38 @@ def numel(shape: Sequence[int]) -> int:
     return count
 
 
+INT64_MAX = 2**63 - 1  # kernels count elements, positions and bytes in signed 64-bit integers
+
+
+def checked_numel(shape: Sequence[int], itemsize: int = 1) -> int:
+    """``numel(shape)``, after checking that a kernel can count that far.
+
+    Python's integers never overflow, but the kernels' 64-bit ones do: a loop over
+    ``2**64`` elements wraps around and never ends. So every place that makes a shape
+    asks here first, and so does every allocation (with its ``itemsize``), like PyTorch:
+
+    * the *extent* ``prod(max(size, 1))`` must fit in int64. It is the element count and
+      also the stride a contiguous layout gives dimension 0 (so ``zeros(0, 2**62, 4)``
+      is refused too: its strides would overflow);
+    * a new storage's byte count ``numel * itemsize`` must fit in int64.
+    """
+    extent = 1
+    for size in shape:
+        extent *= size if size > 1 else 1
+    if extent > INT64_MAX:
+        raise RuntimeError(
+            f"numel: integer multiplication overflow: the sizes {list(shape)} multiply to "
+            f"{extent}, more than the 2**63 - 1 elements a tensor can index. Use smaller sizes."
+        )
+    count = 0 if 0 in shape else extent
+    if count * itemsize > INT64_MAX:
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(shape)}: {count} elements of "
+            f"{itemsize} bytes are more than 2**63 - 1 bytes. Use smaller sizes."
+        )
+    return count
+
+
 def contiguous_strides(shape: Sequence[int]) -> Strides:
     """Row-major strides: the last dimension has stride 1, each earlier one jumps over
     a whole block of the later ones. ``(2, 3, 4)`` -> ``(12, 4, 1)``."""
@@ -109,8 +141,11 @@ def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
 
 def storage_span(shape: Sequence[int], strides: Sequence[int], offset: int) -> tuple[int, int]:
     """The lowest and highest storage position the layout touches (``(offset, offset-1)``
-    for an empty tensor, which touches nothing)."""
-    if numel(shape) == 0:
+    for an empty tensor, which touches nothing).
+
+    Each dimension on its own reaches ``(size - 1) * stride`` cells away from the start:
+    forward for a positive stride, backward for a negative one (``flip``'s kernel)."""
+    if 0 in shape:
         return offset, offset - 1
     low = high = offset
     for size, stride in zip(shape, strides):
@@ -359,8 +394,8 @@ def check_as_strided(
     size: Sequence[int], stride: Sequence[int], offset: int, storage_size: int
 ) -> None:
     """Raise unless ``as_strided(size, stride, offset)`` stays inside a storage of
-    ``storage_size`` cells. This check is what keeps kernels (which never bounds-check)
-    from reading or writing outside memory."""
+    ``storage_size`` cells. Users may not ask for negative sizes, strides or offsets;
+    the bounds themselves are ``check_in_bounds``'s, the rule every view obeys."""
     if len(size) != len(stride):
         raise RuntimeError(
             f"mismatch in length of strides and shape: size has {len(size)} dims, "
@@ -372,16 +407,37 @@ def check_as_strided(
         raise RuntimeError("as_strided: Negative strides are not supported at the moment")
     if offset < 0:
         raise RuntimeError(f"as_strided: negative storage offset {offset}")
-    if numel(size) == 0:  # reads nothing, so it cannot read outside the storage
+    check_in_bounds(tuple(size), tuple(stride), offset, storage_size)
+
+
+def check_in_bounds(shape: Shape, strides: Strides, offset: int, storage_size: int) -> None:
+    """Raise unless every position the layout reaches lies in ``[0, storage_size)``.
+
+    Kernels never bounds-check (that is what makes them fast), so this is the one guard
+    between a wrong layout and reading or writing someone else's memory. Every view the
+    library makes passes here (``Tensor._view``), which makes it hot: the reach of a
+    ``(shape, strides)`` pair is remembered, so a layout seen before costs one lookup.
+    """
+    reach = _reach(shape, strides)
+    if reach is None:  # no elements: reads nothing, so it cannot read outside
         return
-    low, high = storage_span(size, stride, offset)
-    if high >= storage_size:
+    low, high = reach
+    if offset + low < 0 or offset + high >= storage_size:
         raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-            f"{offset} require a storage of {high + 1} elements, but the storage has only "
-            f"{storage_size}. Out of bounds: choose smaller sizes, strides or offset."
+            f"setStorage: sizes {list(shape)}, strides {list(strides)}, storage offset "
+            f"{offset} reach storage positions {offset + low} to {offset + high}, but the "
+            f"storage has only {storage_size} elements (0 to {storage_size - 1}). Out of "
+            "bounds: choose smaller sizes, strides or offset."
         )
-    del low
+
+
+@functools.lru_cache(maxsize=4096)
+def _reach(shape: Shape, strides: Strides) -> tuple[int, int] | None:
+    """``storage_span`` relative to the offset (``None`` when empty), after checking
+    that the element count fits in int64."""
+    if checked_numel(shape) == 0:
+        return None
+    return storage_span(shape, strides, 0)
 
 
 # --------------------------------------------------------------------------------------

@@ -46,14 +46,7 @@ EXEMPT: dict[tuple[str, str], str] = {
 # Violations other work in progress is removing. Each entry must still be violated: when
 # a fix lands the test fails until its entry is deleted here, so this set only shrinks.
 # Entries are (file, what it reaches for), as the violation messages print them.
-KNOWN_VIOLATIONS: set[tuple[str, str]] = {
-    # unfold/fold are moving into minitorch/ops/im2col.py; until then nn launches kernels.
-    ("minitorch/nn/functional/conv.py", "dispatch.map"),
-    ("minitorch/nn/functional/conv.py", "dispatch.zip"),
-    ("minitorch/nn/functional/conv.py", "Tensor._empty"),
-    ("minitorch/nn/functional/conv.py", "Tensor._full"),
-    ("minitorch/nn/functional/conv.py", "Tensor._view"),
-}
+KNOWN_VIOLATIONS: set[tuple[str, str]] = set()  # none left
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ for the nonlinearity), and Xavier (Glorot) averages ``fan_in`` and ``fan_out``.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from minitorch import creation
@@ -47,6 +48,15 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     for size in tensor.shape[2:]:
         receptive_field *= size
     return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
+
+
+def _is_empty(tensor: Tensor) -> bool:
+    """A tensor with no elements has nothing to fill (and a fan of 0, which the Kaiming
+    bound would divide by): warn and leave it, like PyTorch (``nn.Linear(0, 3)`` works)."""
+    if tensor.numel() == 0:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return True
+    return False
 
 
 def _fan(tensor: Tensor, mode: str) -> int:
@@ -115,6 +125,8 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:  # fmt: skip
     """Uniform in ``[-bound, bound]`` with ``bound = gain * sqrt(3 / fan)``."""
+    if _is_empty(tensor):
+        return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
@@ -123,5 +135,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:  # fmt: skip
     """Normal with ``std = gain / sqrt(fan)``."""
+    if _is_empty(tensor):
+        return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
