@@ -73,6 +73,9 @@ int = int32  # noqa: A001
 from minitorch.ops.binary import (  # noqa: E402
     add,
     allclose,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
     clamp,
     div,
     eq,
@@ -137,6 +140,7 @@ from minitorch.ops.shape import (  # noqa: E402
 )  # fmt: skip
 from minitorch.ops.unary import (  # noqa: E402
     abs,
+    bitwise_not,
     ceil,
     cos,
     exp,

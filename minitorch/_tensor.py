@@ -269,6 +269,12 @@ class Tensor:
             )
         return self._host_array()
 
+    # ``np.float32(2) * t``: NumPy would take the tensor as an array and return an array,
+    # losing the graph. ``__array_ufunc__ = None`` makes NumPy step aside, so Python calls
+    # ``t.__rmul__(np.float32(2))`` instead, as for PyTorch tensors.
+    __array_ufunc__ = None
+    __array_priority__ = 1000
+
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         array = self.detach().cpu().numpy()
         return array.astype(dtype) if dtype is not None else array

@@ -19,12 +19,14 @@ from minitorch.device import as_device
 from minitorch.dtypes import (
     as_dtype,
     bool_,
+    check_array_fits,
+    check_scalar_fits,
     from_numpy_dtype,
     get_default_dtype,
     int64,
 )
 from minitorch.dtypes import dtype as DType
-from minitorch.layout import contiguous_strides
+from minitorch.layout import INT64_MAX, checked_numel, contiguous_strides
 
 
 class Generator:
@@ -70,7 +72,8 @@ def initial_seed() -> int:
 
 def _finish(array: np.ndarray, dtype: DType, device: Any, requires_grad: bool) -> Tensor:
     """Wrap a host array (any layout) as a new contiguous tensor on ``device``."""
-    array = np.asarray(array, dtype=dtype.numpy)
+    with np.errstate(over="ignore", invalid="ignore"):  # casts as PyTorch's: 1e300 -> inf
+        array = np.asarray(array, dtype=dtype.numpy)
     if not array.flags.c_contiguous:
         array = array.copy(order="C")
     dev = as_device(device)
@@ -130,13 +133,39 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         _nested_shape(data)  # raises on ragged lists
         if isinstance(data, (list, tuple)):
             data = _unwrap_tensors(data)
-        array = np.array(data)
-        if array.dtype == object:
-            kinds = {type(v).__name__ for v in np.asarray(array).reshape(-1)
-                     if not isinstance(v, (bool, int, float))}  # fmt: skip
-            raise RuntimeError(f"Could not infer dtype of {', '.join(sorted(kinds)) or 'object'}")
+        array = _python_numbers(data, as_dtype(dtype) if dtype is not None else None)
         inferred = _infer_dtype(array) if array.size or array.dtype.kind != "f" else get_default_dtype()
+        check_array_fits(array, as_dtype(dtype) if dtype is not None else inferred)
     return _finish(array, as_dtype(dtype) if dtype is not None else inferred, device, requires_grad)
+
+
+def _python_numbers(data: Any, dtype: DType | None) -> np.ndarray:
+    """Python numbers (nested lists) as a NumPy array, refusing what PyTorch refuses.
+
+    PyTorch reads a Python int as a C ``long long``: one beyond the int64 range fits only
+    a float or bool tensor. NumPy would keep it as uint64, float64 or a Python object."""
+    array = np.array(data)
+    if array.dtype == object:
+        kinds = {type(v).__name__ for v in array.reshape(-1) if not isinstance(v, (bool, int, float))}
+        if kinds or not array.size:
+            raise RuntimeError(f"Could not infer dtype of {', '.join(sorted(kinds)) or 'object'}")
+    beyond_int64 = array.dtype.kind == "f" and array.size and np.abs(array).max() >= 2.0**63
+    if array.dtype == object or array.dtype.kind == "u" or beyond_int64:
+        numbers = array.reshape(-1).tolist() if array.dtype == object else _flat(data)
+        if any(type(v) is int and not -(2**63) <= v < 2**63 for v in numbers):
+            has_float = any(isinstance(v, float) for v in numbers)
+            if dtype.category == 1 if dtype is not None else not has_float:
+                raise ValueError("Overflow when unpacking long long: an integer beyond the int64 "
+                                 "range fits only a float or bool tensor (pass dtype=minitorch.float64)")
+            array = np.array(data, dtype=np.float64)
+    return array
+
+
+def _flat(data: Any) -> list:
+    """The numbers of nested lists, in order."""
+    if isinstance(data, (list, tuple)):
+        return [v for item in data for v in _flat(item)]
+    return [data]
 
 
 def _unwrap_tensors(data: Any) -> Any:
@@ -159,6 +188,9 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
 
 
 def _sizes(size: tuple) -> tuple[int, ...]:
+    """The sizes of a tensor to create, checked before anything is allocated: ints, none
+    negative, each an int64 and all together few enough elements to count in int64 (the
+    host array is built from 8-byte numbers, so its bytes must fit too)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for s in size:
@@ -166,15 +198,19 @@ def _sizes(size: tuple) -> tuple[int, ...]:
             raise TypeError(f"size must be a sequence of ints, but got {s!r}")
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
-    return tuple(int(s) for s in size)
+        if s > INT64_MAX:
+            raise TypeError(f"Overflow when unpacking long long: size {s} is not an int64")
+    sizes = tuple(int(s) for s in size)
+    checked_numel(sizes, itemsize=8)
+    return sizes
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value)."""
-    if dtype is None:
-        dtype = _infer_dtype(np.array(fill_value))
-    return _finish(np.full(_sizes((size,)), fill_value), as_dtype(dtype), device, requires_grad)
+    dtype = _infer_dtype(np.array(fill_value)) if dtype is None else as_dtype(dtype)
+    check_scalar_fits(fill_value, dtype)
+    return _finish(np.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -194,28 +230,58 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
            requires_grad: bool = False) -> Tensor:  # fmt: skip
-    """``start, start + step, ...`` up to (not including) ``end``."""
+    """``start, start + step, ...`` up to (not including) ``end``.
+
+    As PyTorch on the CPU: integer results are computed in integers (a float64 holds
+    every integer only up to 2**53), floating-point ones as ``start + i * step`` in
+    float64 and then rounded to the dtype. The count is ``ceil((end - start) / step)``."""
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    count = max(math.ceil((end - start) / step), 0)
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = int64 if is_int else get_default_dtype()
-    values = start + np.arange(count, dtype=np.float64) * step
-    return _finish(values, as_dtype(dtype), device, requires_grad)
+    dtype = as_dtype(dtype)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not dtype.is_floating_point:  # bounds and step rounded toward zero first
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError(f"step must be nonzero: the step rounds to 0 as {dtype}")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype.is_floating_point:
+        count = math.ceil((float(end) - float(start)) / float(step))
+        values = start + np.arange(count, dtype=np.float64) * step
+    else:
+        count = -((start - end) // step)  # the exact ceiling of an integer quotient
+        values = start + np.arange(count, dtype=np.int64) * step
+    return _finish(values, dtype, device, requires_grad)
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:  # fmt: skip
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    PyTorch's recipe, in the dtype's own precision: ``step = (end - start) / (steps - 1)``;
+    the first half counts up from ``start`` (``start + i * step``), the second half down
+    from ``end`` (``end - (steps - 1 - i) * step``), so both ends are exact. Integer
+    dtypes use a float64 step and round each value toward zero."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    values = np.linspace(start, end, steps)
-    return _finish(values, as_dtype(dtype or get_default_dtype()), device, requires_grad)
+    dtype = as_dtype(dtype or get_default_dtype())
+    check_scalar_fits(start, dtype)
+    check_scalar_fits(end, dtype)
+    if dtype.is_floating_point:
+        real = dtype.numpy.type
+        first, last = real(start), real(end)
+    else:
+        real, first, last = np.float64, np.float64(int(start)), np.float64(int(end))
+    step = (last - first) / real(max(steps - 1, 1))
+    i = np.arange(steps)
+    up = first + step * i.astype(real)
+    down = last - step * (steps - 1 - i).astype(real)
+    halfway = steps // 2 if steps > 1 else 1  # one step: just ``start``
+    return _finish(np.where(i < halfway, up, down), dtype, device, requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,

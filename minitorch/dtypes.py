@@ -17,6 +17,8 @@ When an operation mixes dtypes, the result dtype follows PyTorch:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -38,6 +40,11 @@ class dtype:  # noqa: N801 (PyTorch's name)
     def is_signed(self) -> bool:
         return self.category != 0
 
+    @property
+    def type_name(self) -> str:
+        """PyTorch's C++ name of the type, as its error messages spell it ("Float", "Long")."""
+        return _TYPE_NAMES[self.name]
+
     def __repr__(self) -> str:
         return f"minitorch.{self.name}"
 
@@ -52,6 +59,7 @@ float32 = dtype("float32", np.float32, 2, 3)
 float64 = dtype("float64", np.float64, 2, 4)
 
 ALL_DTYPES = (bool_, int32, int64, float32, float64)
+_TYPE_NAMES = {"bool": "Bool", "int32": "Int", "int64": "Long", "float32": "Float", "float64": "Double"}
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({"float": float32, "double": float64, "long": int64, "int": int32})
@@ -77,8 +85,8 @@ def as_dtype(value: object) -> dtype:
     """Turn a minitorch dtype, NumPy dtype, Python type or name into a minitorch dtype."""
     if isinstance(value, dtype):
         return value
-    if value is float:
-        return _default_dtype
+    if value is float:  # a Python float is a C double, in PyTorch too (not the default dtype)
+        return float64
     if value is int:
         return int64
     if value is bool:
@@ -154,3 +162,40 @@ def result_type(*operands: object) -> dtype:
     result = _combine(dimensioned, _combine(zero_dim, scalars))
     assert result is not None, "result_type needs at least one operand"
     return result
+
+
+# PyTorch names the C type in its overflow messages: ``full((1,), 2**40, dtype=int32)``
+# says "value cannot be converted to type int without overflow".
+_C_NAMES = {"bool": "bool", "int32": "int", "int64": "int64_t", "float32": "float", "float64": "double"}
+
+
+def check_scalar_fits(value: bool | int | float, d: dtype) -> None:
+    """Raise PyTorch's RuntimeError when a Python number cannot be stored as ``d``
+    (``full``, ``fill_``): integers must hold the value rounded toward zero (so never
+    NaN or inf), float32 must hold any finite value. Anything fits in bool."""
+    if d.category == 1:
+        info = np.iinfo(d.numpy)
+        fits = (not isinstance(value, float) or math.isfinite(value)) and (
+            info.min <= math.trunc(value) <= info.max)  # fmt: skip
+    elif d.name == "float32" and isinstance(value, float) and math.isfinite(value):
+        fits = abs(value) <= float(np.finfo(np.float32).max)
+    else:
+        fits = True
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[d.name]} without overflow")
+
+
+def check_array_fits(values: np.ndarray, d: dtype) -> None:
+    """Raise PyTorch's RuntimeError when Python numbers read into ``values`` (floats or
+    int64) do not fit the integer dtype ``d`` (``tensor([3e9], dtype=int32)``): each
+    value rounded toward zero must lie in the type's range, and NaN or inf never does."""
+    if d.category != 1 or values.dtype.kind not in "fi":
+        return
+    info = np.iinfo(d.numpy)
+    with np.errstate(invalid="ignore"):
+        if values.dtype.kind == "f":  # info.max + 1 = 2**(bits-1) is exact in float64
+            fits = np.isfinite(values) & (np.trunc(values) >= info.min) & (values < -float(info.min))
+        else:
+            fits = (values >= info.min) & (values <= info.max)
+    if not fits.all():
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")

@@ -15,8 +15,15 @@ A new elementwise op is one new row here plus its derivative in ``minitorch/ops/
 no backend changes. ``MAP_OPS`` take one input, ``ZIP_OPS`` two, ``REDUCE_OPS`` fold a
 dimension with a binary op starting from an identity value.
 
+Two flags describe the result dtype: ``returns_bool`` (comparisons: the result is
+``bool`` whatever the inputs) and ``returns_float`` (``exp``, ``div``...: integer inputs
+are first converted to the default float dtype, so ``tensor([1, 2]).exp()`` is float32).
+The ops layer (``minitorch/ops/unary.py``, ``minitorch/ops/binary.py``) and the CUDA
+loader read these flags; no other list says which op returns what.
+
 Integer division and remainder by zero, and integers to negative powers, must be
-rejected by the ops layer before a kernel runs (see ``minitorch/ops/elementwise.py``).
+rejected by the ops layer before a kernel runs (see ``prepare`` in
+``minitorch/ops/binary.py``).
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class ScalarOp:
-    """One elementwise operation: its name, how many inputs, and its two spellings."""
+    """One elementwise operation: its name, how many inputs, its two spellings, and
+    what its result dtype is (see the module docstring)."""
 
     name: str
     arity: int
@@ -119,6 +127,10 @@ def logical_not(a):
     return not a
 
 
+def bitwise_not(a):  # integers only: flips every bit, ~x == -x - 1 (bools use logical_not)
+    return ~a
+
+
 # ----- two inputs: out[i] = f(a[i], b[i]) ---------------------------------------------
 
 
@@ -139,6 +151,8 @@ def div(a, b):
 
 
 def floordiv(a, b):  # rounds toward minus infinity
+    if b == -1 and a != 0 and a == -a:
+        return a  # the smallest integer: -a wraps around to a itself, as in PyTorch
     return a // b
 
 
@@ -190,6 +204,18 @@ def logical_or(a, b):
     return (a != 0) or (b != 0)
 
 
+def bitwise_and(a, b):  # integers only (bools use logical_and)
+    return a & b
+
+
+def bitwise_or(a, b):
+    return a | b
+
+
+def bitwise_xor(a, b):
+    return a ^ b
+
+
 MAP_OPS: dict[str, ScalarOp] = {
     op.name: op
     for op in [
@@ -212,6 +238,7 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("ceil", 1, ceil, "ceil(a)"),
         ScalarOp("reciprocal", 1, reciprocal, "(T)1 / a", returns_float=True),
         ScalarOp("logical_not", 1, logical_not, "!a", returns_bool=True),
+        ScalarOp("bitwise_not", 1, bitwise_not, "~a"),
     ]
 }
 
@@ -235,6 +262,9 @@ ZIP_OPS: dict[str, ScalarOp] = {
         ScalarOp("ge", 2, ge, "a >= b", returns_bool=True),
         ScalarOp("logical_and", 2, logical_and, "(a != (T)0) && (b != (T)0)", returns_bool=True),
         ScalarOp("logical_or", 2, logical_or, "(a != (T)0) || (b != (T)0)", returns_bool=True),
+        ScalarOp("bitwise_and", 2, bitwise_and, "a & b"),
+        ScalarOp("bitwise_or", 2, bitwise_or, "a | b"),
+        ScalarOp("bitwise_xor", 2, bitwise_xor, "a ^ b"),
     ]
 }
 

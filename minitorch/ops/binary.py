@@ -21,9 +21,8 @@ from minitorch import creation, dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, result_type
-from minitorch.ops.common import as_operand, broadcast_all, is_number
-
-COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"}
+from minitorch.ops.common import as_operand, broadcast_all, is_number, python_number
+from minitorch.scalar_ops import ZIP_OPS
 
 
 def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
@@ -35,12 +34,14 @@ def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
                 f"{op}(): expected a Tensor or a number, but got {type(operand).__name__}"
                 + (" (convert it with minitorch.tensor(...))" if hasattr(operand, "__len__") else "")
             )
+    a, b = python_number(a), python_number(b)
     like = a if isinstance(a, Tensor) else b
     if isinstance(b, Tensor) and isinstance(a, Tensor) and a.dtype is b.dtype:
         dtype = a.dtype  # the common case, without the general promotion rules
     else:
         dtype = result_type(a, b)
-    if op == "div" and not dtype.is_floating_point:
+    scalar_op = ZIP_OPS[op]
+    if scalar_op.returns_float and not dtype.is_floating_point:
         dtype = get_default_dtype()  # true division of integers gives floats
     if op in ("logical_and", "logical_or"):
         dtype = bool_
@@ -55,7 +56,7 @@ def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
         if (b < 0).any():
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     shape, (a, b) = broadcast_all(a, b)
-    out = Tensor._empty(shape, bool_ if op in COMPARISONS else dtype, like.device)
+    out = Tensor._empty(shape, bool_ if scalar_op.returns_bool else dtype, like.device)
     return out, a, b
 
 
@@ -81,6 +82,24 @@ def apply_zip(op: str, a: Any, b: Any) -> Tensor:
     """``out[i] = f(a[i], b[i])`` for a zip op of the scalar-op table."""
     out, a, b = prepare(op, a, b)
     return dispatch.zip(op, out, a, b)
+
+
+def save_operands(ctx: FunctionCtx, a: Any, b: Any, *outputs: Tensor,
+                  keep: tuple[bool, bool] = (True, True)) -> None:  # fmt: skip
+    """Save what a backward needs: the tensor operands that ``keep`` asks for (and any
+    ``outputs``) with ``save_for_backward``, and the Python numbers (a number is not a
+    tensor and cannot be saved: ``x * 2`` remembers the 2 as ``ctx.numbers``)."""
+    ctx.save_for_backward(*(v if k and isinstance(v, Tensor) else None for v, k in zip((a, b), keep)),
+                          *outputs)  # fmt: skip
+    ctx.numbers = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
+
+
+def saved_operands(ctx: FunctionCtx) -> tuple:
+    """``(a, b, *outputs)`` as ``save_operands`` kept them: each operand is its saved
+    tensor, or its number (``None`` when neither was kept)."""
+    saved = ctx.saved_tensors
+    a, b = (t if t is not None else n for t, n in zip(saved[:2], ctx.numbers))
+    return (a, b, *saved[2:])
 
 
 class Add(Function):
@@ -115,16 +134,12 @@ class Mul(Function):
         # Save only what a gradient needs (dy/da needs b, dy/db needs a): `y * 2` saves
         # nothing, so `y` may still be changed in place afterwards, as in PyTorch.
         needs_a, needs_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if needs_b and isinstance(a, Tensor) else None,
-                              b if needs_a and isinstance(b, Tensor) else None)  # fmt: skip
-        ctx.numbers = (a, b)
+        save_operands(ctx, a, b, keep=(needs_b, needs_a))
         return apply_zip("mul", a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b = ctx.saved_tensors
-        a = a if a is not None else ctx.numbers[0]
-        b = b if b is not None else ctx.numbers[1]
+        a, b = saved_operands(ctx)
         grad_a = grad * b if ctx.needs_input_grad[0] else None
         grad_b = grad * a if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -136,16 +151,12 @@ class Div(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
         needs_b = ctx.needs_input_grad[1]  # dy/da needs only b; dy/db needs a and b
-        ctx.save_for_backward(a if needs_b and isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None)  # fmt: skip
-        ctx.numbers = (a, b)
+        save_operands(ctx, a, b, keep=(needs_b, True))
         return apply_zip("div", a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b = ctx.saved_tensors
-        a = a if a is not None else ctx.numbers[0]
-        b = b if b is not None else ctx.numbers[1]
+        a, b = saved_operands(ctx)
         grad_a = grad / b if ctx.needs_input_grad[0] else None
         grad_b = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -157,16 +168,12 @@ class Pow(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
         y = apply_zip("pow", a, b)
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None, y)  # fmt: skip
-        ctx.numbers = (a, b)
+        save_operands(ctx, a, b, y)
         return y
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        a, b, y = ctx.saved_tensors
-        a = a if a is not None else ctx.numbers[0]
-        b = b if b is not None else ctx.numbers[1]
+        a, b, y = saved_operands(ctx)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             # where b == 0 the derivative is 0 (even at a == 0, where a^(b-1) is inf)
@@ -187,15 +194,13 @@ class Extremum(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Any, op: str) -> Tensor:
-        ctx.save_for_backward(a, b if isinstance(b, Tensor) else None)
-        ctx.number = b
+        save_operands(ctx, a, b)
         ctx.op = op
         return apply_zip(op, a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        a, b = ctx.saved_tensors
-        b = b if b is not None else ctx.number
+        a, b = saved_operands(ctx)
         a_wins = (a > b) if ctx.op == "maximum" else (a < b)
         share_a = where(a == b, 0.5, a_wins * 1.0)
         grad_b = grad * (1 - share_a) if ctx.needs_input_grad[1] else None
@@ -207,16 +212,12 @@ class Remainder(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None)  # fmt: skip
-        ctx.numbers = (a, b)
+        save_operands(ctx, a, b)
         return apply_zip("remainder", a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor, Tensor | None]:
-        a, b = ctx.saved_tensors
-        a = a if a is not None else ctx.numbers[0]
-        b = b if b is not None else ctx.numbers[1]
+        a, b = saved_operands(ctx)
         grad_b = -grad * (a / b).floor() if ctx.needs_input_grad[1] else None
         return grad, grad_b
 
@@ -226,6 +227,7 @@ class Where(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, cond: Tensor, a: Any, b: Any) -> Tensor:
+        a, b = python_number(a), python_number(b)
         like = cond
         if isinstance(a, Tensor):
             like = a
@@ -253,12 +255,16 @@ class Where(Function):
 
 
 class Clamp(Function):
-    """y = min(max(x, low), high);  dy/dx = 1 where low <= x <= high, else 0"""
+    """y = min(max(x, low), high), a bound being a number or a tensor.
+
+    The gradient goes to whichever of x, low, high y equals, with PyTorch's tie rules:
+    dy/dx = 1 where low <= x <= high (x wins ties); dy/dlow = 1 where x < low < high;
+    dy/dhigh = 1 where x > high, or everywhere high < low (then y is high)."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, low: Any, high: Any) -> Tensor:
-        ctx.save_for_backward(x)
-        ctx.bounds = (low, high)
+        ctx.save_for_backward(x, *(v if isinstance(v, Tensor) else None for v in (low, high)))
+        ctx.bounds = tuple(None if isinstance(v, Tensor) else v for v in (low, high))
         y = x
         if low is not None:
             y = apply_zip("maximum", y, low)
@@ -268,14 +274,20 @@ class Clamp(Function):
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        (x,) = ctx.saved_tensors
-        low, high = ctx.bounds
-        inside = x == x
-        if low is not None:
-            inside = inside & (x >= low)
+        x, low, high = ctx.saved_tensors
+        low = low if low is not None else ctx.bounds[0]
+        high = high if high is not None else ctx.bounds[1]
+        inside = x >= low if low is not None else x == x  # False where x is NaN
         if high is not None:
             inside = inside & (x <= high)
-        return grad * inside, None, None
+        grad_low = grad_high = None
+        if ctx.needs_input_grad[1]:
+            below = x < low
+            grad_low = grad * (below & (low < high) if high is not None else below)
+        if ctx.needs_input_grad[2]:
+            above = x > high
+            grad_high = grad * (above | (high < low) if low is not None else above)
+        return grad * inside, grad_low, grad_high
 
 
 # ----- the functions users call -------------------------------------------------------
@@ -324,9 +336,7 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode == "floor":
         return floor_divide(a, b)
     if rounding_mode == "trunc":
-        quotient = Div.apply(a, b)
-        rounded = where(quotient < 0, quotient.ceil(), quotient.floor())
-        return rounded.to(result_type(a, b))
+        return _trunc_divide(a, b)
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                      f"but found '{rounding_mode}'")  # fmt: skip
 
@@ -342,6 +352,19 @@ class FloorDivide(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+
+
+def _trunc_divide(a: Any, b: Any) -> Tensor:
+    """``a / b`` rounded toward zero. Integers are divided exactly, never through floats:
+    trunc = floor + 1 where the division is inexact and the quotient negative."""
+    dtype = result_type(python_number(a), python_number(b))
+    if dtype.is_floating_point:
+        quotient = Div.apply(a, b)
+        return where(quotient < 0, quotient.ceil(), quotient.floor())
+    if dtype is bool_:
+        raise NotImplementedError("\"div_trunc_cpu\" not implemented for 'Bool'")
+    floored = floor_divide(a, b)  # raises on a zero divisor
+    return floored + ((remainder(a, b) != 0) & (floored < 0))
 
 
 def floor_divide(a: Any, b: Any) -> Tensor:
@@ -390,6 +413,27 @@ def _compare(op: str) -> Any:
 eq, ne, lt, le, gt, ge = (_compare(op) for op in ("eq", "ne", "lt", "le", "gt", "ge"))
 logical_and = _compare("logical_and")
 logical_or = _compare("logical_or")
+
+
+def _bitwise(op: str, on_bools: str) -> Any:
+    """``&``, ``|``, ``^``: bit by bit on integers (``6 & 3 == 2``); on bools the
+    logical op ``on_bools`` (xor of two bools is ``!=``). Floats have no bits to combine."""
+
+    def bitwise(a: Any, b: Any) -> Tensor:
+        a, b = python_number(a), python_number(b)
+        dtype = result_type(a, b)
+        if dtype.is_floating_point:
+            raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{dtype.type_name}'")
+        return apply_zip(on_bools if dtype is bool_ else op, a, b)
+
+    bitwise.__name__ = op
+    bitwise.__doc__ = f"Elementwise ``{op}`` of integer or bool tensors."
+    return bitwise
+
+
+bitwise_and = _bitwise("bitwise_and", "logical_and")
+bitwise_or = _bitwise("bitwise_or", "logical_or")
+bitwise_xor = _bitwise("bitwise_xor", "ne")
 
 
 def operator_form(function: Any) -> Any:

@@ -6,7 +6,10 @@ calls directly.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
+
+import numpy as np
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
@@ -17,10 +20,25 @@ Number = bool | int | float
 
 
 def is_number(value: object) -> bool:
-    return isinstance(value, (bool, int, float)) and not isinstance(value, Tensor)
+    """A Python number, or a NumPy scalar such as ``np.float32(2)`` (PyTorch treats both
+    alike: ``np.float64(2) * float32_tensor`` stays float32)."""
+    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
+def python_number(value: Any) -> Any:
+    """A NumPy scalar as the Python number it holds (anything else unchanged)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 _scalars: dict[tuple, Tensor] = {}
+
+
+def _cache_key(value: Number) -> tuple:
+    """``0.0 == -0.0`` and ``nan != nan``, so a float is keyed by its bit pattern: the two
+    zeros get two entries (``x / -0.0`` must give ``-inf``) and NaN is found again."""
+    if isinstance(value, float):
+        return (float, struct.pack("<d", value))
+    return (type(value), value)
 
 
 def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
@@ -29,7 +47,7 @@ def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
     The same few numbers (0, 1, 0.5, a learning rate...) come back on every training
     step, so these internal operands are remembered. They never reach users, so nobody
     can change them in place."""
-    key = (value, type(value), dtype, like.device)
+    key = (_cache_key(value), dtype, like.device)
     found = _scalars.get(key)
     if found is None:
         found = Tensor._full((), value, dtype, like.device)
@@ -43,7 +61,7 @@ def as_operand(value: Any, dtype: DType, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return cast(value, dtype)
     if is_number(value):
-        return scalar_tensor(value, dtype, like)
+        return scalar_tensor(python_number(value), dtype, like)
     raise TypeError(
         f"unsupported operand type {type(value).__name__}: expected a Tensor or a number"
     )

@@ -8,6 +8,7 @@ back to the input's dtype and device.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.device import as_device
 from minitorch.device import device as Device
-from minitorch.dtypes import as_dtype, bool_, float32, float64, int32, int64
+from minitorch.dtypes import ALL_DTYPES, as_dtype, bool_, float32, float64, int32, int64
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import contiguous_strides
 from minitorch.ops.common import cast
@@ -92,3 +93,16 @@ def bool(x: Tensor) -> Tensor:  # noqa: A001
 
 def type_as(x: Tensor, other: Tensor) -> Tensor:
     return to(x, other.dtype)
+
+
+_TYPE_STRINGS = {f"minitorch.{d.type_name}Tensor": d for d in ALL_DTYPES}
+
+
+def type(x: Tensor, dtype: Any = None) -> Any:  # noqa: A001 (PyTorch's name)
+    """``x.type()`` names the tensor type (``"minitorch.FloatTensor"``);
+    ``x.type(dtype)`` is ``x.to(dtype)`` (the dtype may be such a name)."""
+    if dtype is None:
+        return f"minitorch.{x.dtype.type_name}Tensor"
+    if dtype in (builtins.float, builtins.int, builtins.bool):  # PyTorch refuses these here
+        raise ValueError(f"invalid type: '{dtype.__name__}'")
+    return to(x, _TYPE_STRINGS.get(dtype, dtype) if isinstance(dtype, str) else dtype)

@@ -27,7 +27,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
-from minitorch.dtypes import check_scalar_fits
+from minitorch.dtypes import bool_, check_scalar_fits
 from minitorch.layout import broadcast_shapes
 from minitorch.ops.common import as_operand, broadcast_view, cast, is_number
 
@@ -167,6 +167,8 @@ def fill_(t: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return apply_inplace(t, lambda old: value.expand(t.shape).to(t.dtype))
     check_scalar_fits(value, t.dtype)
+    if t.dtype is bool_:
+        value = bool(value)  # any number is a truth value (even one beyond int64)
     return apply_inplace(t, lambda old: Fill.apply(old, value))
 
 

@@ -303,8 +303,8 @@ def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     start, end = layout.normalize_dim(start_dim, x.ndim), layout.normalize_dim(end_dim, x.ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    shape = x._shape[:start] + (-1,) + x._shape[end + 1 :]
-    return reshape(x, shape) if x.numel() else reshape(x, x._shape[:start] + (0,) + x._shape[end + 1 :])
+    merged = math.prod(x._shape[start : end + 1])  # not -1: (0, 2, 3).flatten(1) is (0, 6)
+    return reshape(x, x._shape[:start] + (merged,) + x._shape[end + 1 :])
 
 
 def unflatten(x: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:

@@ -5,7 +5,8 @@ table, and whose backward is the derivative, written as tensor operations right 
 it (so it can be differentiated again). ``grad`` is dL/dy; backward returns dL/dx.
 
 Functions such as ``exp`` turn integer input into the default float dtype first,
-like PyTorch (``minitorch.tensor([1, 2]).exp()`` is float32).
+like PyTorch (``minitorch.tensor([1, 2]).exp()`` is float32): their row in the scalar-op
+table (``minitorch/scalar_ops.py``) says ``returns_float``.
 """
 
 from __future__ import annotations
@@ -15,15 +16,13 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, int64
 from minitorch.ops.common import cast
-
-# Ops whose result is always floating point (an integer input is converted first).
-FLOAT_RESULT = {"exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-                "reciprocal", "erf"}  # fmt: skip
+from minitorch.scalar_ops import MAP_OPS
 
 
 def apply_map(op: str, x: Tensor) -> Tensor:
     """Run one ``map`` kernel: ``out[i] = f(x[i])`` into a new contiguous tensor."""
-    if op in FLOAT_RESULT and not x.dtype.is_floating_point:
+    scalar_op = MAP_OPS[op]
+    if scalar_op.returns_float and not x.dtype.is_floating_point:
         x = cast(x, get_default_dtype())
     if op == "neg" and x.dtype is bool_:
         raise RuntimeError(
@@ -35,7 +34,7 @@ def apply_map(op: str, x: Tensor) -> Tensor:
             f"{op} is not implemented for bool tensors (as in PyTorch); convert first, "
             f"e.g. x.float() or x.long()"
         )
-    out = Tensor._empty(x._shape, bool_ if op == "logical_not" else x.dtype, x.device)
+    out = Tensor._empty(x._shape, bool_ if scalar_op.returns_bool else x.dtype, x.device)
     return dispatch.map(op, out, x)
 
 
@@ -329,6 +328,22 @@ def ceil(x: Tensor) -> Tensor:
 
 def logical_not(x: Tensor) -> Tensor:
     return apply_map("logical_not", x)
+
+
+def bitwise_not(x: Tensor) -> Tensor:
+    """``~x``: every bit flipped on integers (``~5 == -6``), ``not`` on bools."""
+    if x.dtype is bool_:
+        return apply_map("logical_not", x)
+    if x.dtype.is_floating_point:
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{x.dtype.type_name}'")
+    return apply_map("bitwise_not", x)
+
+
+def invert(x: Tensor) -> Tensor:
+    """The ``~`` operator: ``bitwise_not``, refused on floats as in PyTorch."""
+    if x.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(x)
 
 
 def square(x: Tensor) -> Tensor:
