@@ -195,17 +195,20 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
     dimensions were next to each other, the result's new dimensions go where they were.
     """
     dims = [d for d, _ in advanced]
-    indices = []
-    for d, index in advanced:
-        size = x._shape[d]
-        index = cast(index, int64)
-        if index.numel() and ((index >= size).any() or (index < -size).any()):
-            bad = index.detach().cpu().numpy()
-            worst = bad[(bad >= size) | (bad < -size)].reshape(-1)[0]
-            raise IndexError(f"index {worst} is out of bounds for dimension {d} with size {size}")
-        indices.append(index % size if size else index)
-    index_shape = broadcast_shapes(*(i._shape for i in indices))
+    indices = [cast(index, int64) for _, index in advanced]
+    try:
+        index_shape = broadcast_shapes(*(i._shape for i in indices))
+    except RuntimeError:
+        shapes = ", ".join(str(list(i.shape)) for i in indices)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes "
+            f"{shapes}"
+        ) from None
     rest = [d for d in range(x.ndim) if d not in dims]
+    if numel(index_shape) and numel([x._shape[d] for d in rest]):  # else nothing is read
+        for d, index in zip(dims, indices):
+            _check_in_bounds(index, d, x._shape[d])
+    indices = [index % x._shape[d] if x._shape[d] else index for d, index in zip(dims, indices)]
     moved = x.permute(dims + rest)
     adv_sizes = [x._shape[d] for d in dims]
     merged = moved.reshape((numel(adv_sizes),) + tuple(x._shape[d] for d in rest))
@@ -222,6 +225,14 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
                  + [n_index + i for i in range(first, len(rest))])  # fmt: skip
         result = result.permute(order)
     return result
+
+
+def _check_in_bounds(index: Tensor, dim: int, size: int) -> None:
+    """PyTorch's IndexError for an index outside ``[-size, size)``, naming the first one."""
+    if index.numel() and ((index >= size).any() or (index < -size).any()):
+        bad = index.detach().cpu().numpy()
+        worst = bad[(bad >= size) | (bad < -size)].reshape(-1)[0]
+        raise IndexError(f"index {worst} is out of bounds for dimension {dim} with size {size}")
 
 
 def setitem(x: Tensor, key: Any, value: Any) -> None:

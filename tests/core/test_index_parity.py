@@ -15,6 +15,7 @@ first and PyTorch's less obvious ones:
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -221,3 +222,86 @@ def test_rejected_value_leaves_tensor_unchanged():
         with pytest.raises(TypeError, match="assign"):
             x[[0]] = bad
     assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+# ----- seeded fuzzing: random keys and values, both libraries ----------------------------
+
+FUZZ_CASES = int(os.environ.get("MINITORCH_FUZZ_CASES", "150"))  # more for a longer hunt
+
+
+def random_item(rng, size, lib):
+    """One key item for a dimension of ``size``, as the same call for either library."""
+    kind = rng.choice(["int", "slice", "list", "0-d", "1-d", "mask", "None", "bool"])
+    if kind in ("int", "0-d", "list", "1-d") and size == 0:
+        kind = "slice"
+    if kind == "int":
+        return int(rng.integers(-size, size))
+    if kind == "0-d":
+        return lib.tensor(int(rng.integers(-size, size)))
+    if kind in ("list", "1-d"):
+        # distinct positions (so no element is written twice), some counted from the end
+        picked = rng.permutation(size)[: rng.integers(1, size + 1)]
+        picked = [int(p) - size if rng.random() < 0.3 else int(p) for p in picked]
+        return picked if kind == "list" else lib.tensor(picked)
+    if kind == "mask":
+        return lib.tensor(rng.random(size) < 0.5)
+    if kind == "None":
+        return None
+    if kind == "bool":
+        return bool(rng.random() < 0.7)
+    start, stop = (int(v) for v in rng.integers(-size - 1, size + 2, 2))
+    return slice(start if rng.random() < 0.7 else None, stop if rng.random() < 0.7 else None,
+                 int(rng.integers(1, 3)))  # fmt: skip
+
+
+def random_case(seed):
+    """``(make_x, key_for, value_for)`` built from one seed, each a function of ``lib``."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(s) for s in rng.integers(0, 4, rng.integers(1, 4)))
+    transposed = bool(rng.random() < 0.3) and len(shape) > 1
+    n_items = int(rng.integers(1, len(shape) + 1))
+    ellipsis_at = int(rng.integers(0, n_items + 1)) if rng.random() < 0.3 else None
+    item_seed = int(rng.integers(2**31))
+    value_kind = rng.choice(["number", "exact", "leading ones", "broadcast"])
+    value_seed = int(rng.integers(2**31))
+
+    def make_x(lib):
+        x = lib.arange(float(np.prod(shape))).reshape(shape[::-1] if transposed else shape)
+        return x.permute(*reversed(range(len(shape)))) if transposed else x
+
+    def key_for(lib):
+        item_rng = np.random.default_rng(item_seed)
+        items = [random_item(item_rng, shape[d], lib) for d in range(n_items)]
+        if ellipsis_at is not None:
+            items.insert(ellipsis_at, Ellipsis)
+        return tuple(items)
+
+    def value_for(lib, target_shape):
+        value_rng = np.random.default_rng(value_seed)
+        if value_kind == "number":
+            return float(value_rng.integers(-9, 9))
+        target = list(target_shape)
+        if value_kind == "leading ones":
+            target = [1] * int(value_rng.integers(1, 3)) + target
+        elif value_kind == "broadcast" and target:
+            target = [1 if value_rng.random() < 0.5 else s for s in target][int(value_rng.integers(0, 2)) :]
+        return lib.tensor(value_rng.integers(-99, 99, target).astype(np.float32))
+
+    return make_x, key_for, value_for
+
+
+@pytest.mark.parametrize("seed", range(FUZZ_CASES))
+def test_fuzzed_getitem_and_setitem_match_torch(seed):
+    make_x, key_for, value_for = random_case(seed)
+    assert_same_outcome(lambda lib: make_x(lib)[key_for(lib)])
+    try:
+        target_shape = tuple(make_x(torch)[key_for(torch)].shape)
+    except IndexError:
+        return  # a bad key: the getitem comparison above checked both raise it
+
+    def assign(lib):
+        x = make_x(lib).clone()
+        x[key_for(lib)] = value_for(lib, target_shape)
+        return x
+
+    assert_same_outcome(assign)
