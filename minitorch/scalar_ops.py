@@ -127,7 +127,13 @@ def logical_not(a):
     return not a
 
 
-def bitwise_not(a):  # integers only: flips every bit, ~x == -x - 1 (bools use logical_not)
+# The bitwise ops run on integers only (bools take the logical ops, floats are refused),
+# but a CUDA module compiles every op for each dtype: the C expressions go through
+# ``long long`` so that they compile for floats too, and ``x ^ (T)-1`` is ``~x`` for
+# integers and ``!x`` for a bool.
+
+
+def bitwise_not(a):  # flips every bit: ~x == -x - 1
     return ~a
 
 
@@ -204,7 +210,7 @@ def logical_or(a, b):
     return (a != 0) or (b != 0)
 
 
-def bitwise_and(a, b):  # integers only (bools use logical_and)
+def bitwise_and(a, b):
     return a & b
 
 
@@ -238,7 +244,7 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("ceil", 1, ceil, "ceil(a)"),
         ScalarOp("reciprocal", 1, reciprocal, "(T)1 / a", returns_float=True),
         ScalarOp("logical_not", 1, logical_not, "!a", returns_bool=True),
-        ScalarOp("bitwise_not", 1, bitwise_not, "~a"),
+        ScalarOp("bitwise_not", 1, bitwise_not, "(T)((long long)a ^ (long long)(T)-1)"),
     ]
 }
 
@@ -262,9 +268,9 @@ ZIP_OPS: dict[str, ScalarOp] = {
         ScalarOp("ge", 2, ge, "a >= b", returns_bool=True),
         ScalarOp("logical_and", 2, logical_and, "(a != (T)0) && (b != (T)0)", returns_bool=True),
         ScalarOp("logical_or", 2, logical_or, "(a != (T)0) || (b != (T)0)", returns_bool=True),
-        ScalarOp("bitwise_and", 2, bitwise_and, "a & b"),
-        ScalarOp("bitwise_or", 2, bitwise_or, "a | b"),
-        ScalarOp("bitwise_xor", 2, bitwise_xor, "a ^ b"),
+        ScalarOp("bitwise_and", 2, bitwise_and, "(T)((long long)a & (long long)b)"),
+        ScalarOp("bitwise_or", 2, bitwise_or, "(T)((long long)a | (long long)b)"),
+        ScalarOp("bitwise_xor", 2, bitwise_xor, "(T)((long long)a ^ (long long)b)"),
     ]
 }
 

@@ -593,6 +593,43 @@ add(
            grad=False, int_domain=(-1, 1)),
 )
 
+# ----- bitwise: bit by bit on integers, logical on bools --------------------------------
+
+INTS_AND_BOOLS = ("int64", "int32", "bool")
+BITWISE = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor"}
+
+
+def _bitwise_samples(dtype: str) -> list[Sample]:
+    number = True if dtype == "bool" else 6
+    return binary_samples(dtype)[:9] + [S(T((3, 4)), number), S(T((3, 4), "transposed"), number)]
+
+
+_BITWISE_OPERATORS = {
+    "&": (lambda lib, a, b: a & b, lambda lib, a, s: s & a),
+    "|": (lambda lib, a, b: a | b, lambda lib, a, s: s | a),
+    "^": (lambda lib, a, b: a ^ b, lambda lib, a, s: s ^ a),
+}
+for _symbol, _fname in BITWISE.items():
+    _forward, _reflected = _BITWISE_OPERATORS[_symbol]
+    add(
+        OpInfo(f"a{_symbol}b", _forward, _bitwise_samples, INTS_AND_BOOLS, grad=False,
+               int_domain=(-40, 40)),
+        OpInfo(f"scalar{_symbol}a", _reflected,
+               lambda d: [s for s in _bitwise_samples(d) if not isinstance(s.args[1], T)],
+               INTS_AND_BOOLS, grad=False, int_domain=(-40, 40)),
+        OpInfo(_fname, function(_fname), _bitwise_samples, INTS_AND_BOOLS, grad=False,
+               int_domain=(-40, 40)),
+        OpInfo(f"Tensor.{_fname}", method(_fname), _bitwise_samples, INTS_AND_BOOLS, grad=False,
+               int_domain=(-40, 40)),
+    )
+add(
+    OpInfo("~a", lambda lib, a: ~a, unary_samples, INTS_AND_BOOLS, grad=False, int_domain=(-40, 40)),
+    OpInfo("bitwise_not", function("bitwise_not"), unary_samples, INTS_AND_BOOLS, grad=False,
+           int_domain=(-40, 40)),
+    OpInfo("Tensor.bitwise_not", method("bitwise_not"), unary_samples, INTS_AND_BOOLS, grad=False,
+           int_domain=(-40, 40)),
+)
+
 
 def _where_samples(dtype: str) -> list[Sample]:
     number = scalar_for(dtype)
