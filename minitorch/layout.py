@@ -82,22 +82,29 @@ def checked_numel(shape: Sequence[int], itemsize: int = 1) -> int:
 
     Python's integers never overflow, but the kernels' 64-bit ones do: a loop over
     ``2**64`` elements wraps around and never ends. So every place that makes a shape
-    asks here first, and so does every allocation (with its ``itemsize``), like PyTorch:
+    asks here first, and so does every allocation (with its ``itemsize``). Three numbers
+    must fit in int64, as in PyTorch:
 
-    * the *extent* ``prod(max(size, 1))`` must fit in int64. It is the element count and
-      also the stride a contiguous layout gives dimension 0 (so ``zeros(0, 2**62, 4)``
-      is refused too: its strides would overflow);
-    * a new storage's byte count ``numel * itemsize`` must fit in int64.
+    * the element count. PyTorch multiplies the sizes left to right in unsigned 64-bit,
+      so ``(2**62, 2**62, 0)`` is refused although it has no elements: the product
+      overflowed before it reached the 0;
+    * the stride a contiguous layout gives dimension 0, ``prod(max(size, 1))`` over the
+      other dimensions (so ``zeros(0, 2**62, 4)`` is refused too);
+    * a new storage's byte count, ``count * itemsize``.
     """
-    extent = 1
-    for size in shape:
-        extent *= size if size > 1 else 1
-    if extent > INT64_MAX:
+    shape = tuple(shape)
+    count = numel(shape)
+    before_zero = shape[: shape.index(0)] if 0 in shape else shape
+    if count > INT64_MAX or numel(before_zero) >= 2**64:
         raise RuntimeError(
-            f"numel: integer multiplication overflow: the sizes {list(shape)} multiply to "
-            f"{extent}, more than the 2**63 - 1 elements a tensor can index. Use smaller sizes."
+            f"numel: integer multiplication overflow: the sizes {list(shape)} have more than "
+            "the 2**63 - 1 elements a tensor can index. Use smaller sizes."
         )
-    count = 0 if 0 in shape else extent
+    if numel([size for size in shape[1:] if size > 1]) > INT64_MAX:
+        raise RuntimeError(
+            f"Stride calculation overflowed: a contiguous layout of sizes {list(shape)} needs "
+            "strides beyond 2**63 - 1. Use smaller sizes."
+        )
     if count * itemsize > INT64_MAX:
         raise RuntimeError(
             f"Storage size calculation overflowed with sizes={list(shape)}: {count} elements of "
