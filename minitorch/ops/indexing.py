@@ -24,7 +24,7 @@ import numpy as np
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.dtypes import bool_, from_numpy_dtype, int32, int64
+from minitorch.dtypes import bool_, check_scalar_fits, from_numpy_dtype, int32, int64
 from minitorch.layout import broadcast_shapes, contiguous_strides, normalize_dim, numel
 from minitorch.ops.common import broadcast_view, cast
 from minitorch.ops.inplace import apply_inplace, copy_
@@ -265,8 +265,9 @@ def _assignable(value: Any, x: Tensor) -> Any:
         ones = next((k for k, size in enumerate(value._shape) if size != 1), value.ndim)
         return value.reshape(value._shape[ones:]) if ones else value
     if isinstance(value, np.integer):
-        return int(value)
+        value = int(value)
     if isinstance(value, (bool, int, float)):
+        check_scalar_fits(value, x.dtype)  # NaN into an int tensor is an error, not INT64_MIN
         return value
     if isinstance(value, complex):
         raise RuntimeError(f"value cannot be converted to type {x.dtype.name} without overflow "
@@ -432,4 +433,5 @@ def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
                 f"{value.ndim} dimension(s)."
             )
         return x.where(~mask, value.to(x.dtype))
+    check_scalar_fits(value, x.dtype)
     return x.where(~mask, Tensor._full((), value, x.dtype, x.device))

@@ -143,6 +143,7 @@ CASES = {
     "masked_fill with an int mask": lambda lib: floats(lib).masked_fill(ints(lib), 0.0),
     "masked_fill of int with 2.5": lambda lib: ints(lib).masked_fill(bools(lib), 2.5),
     "masked_fill of bool with 2": lambda lib: bools(lib).masked_fill(~bools(lib), 2),
+    "masked_fill of int with NaN": lambda lib: ints(lib).masked_fill(bools(lib), float("nan")),
     "masked_fill with a 0-d tensor": lambda lib: floats(lib).masked_fill(bools(lib), lib.tensor(7)),
     "masked_fill with a 1-d tensor": lambda lib: floats(lib).masked_fill(bools(lib), lib.tensor([7.0])),
     "masked_fill with a broadcast mask": lambda lib: floats(lib).masked_fill(row_mask(lib), -1.0),

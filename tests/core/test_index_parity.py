@@ -116,6 +116,12 @@ SETITEM = {
     "int [[0]] = -2.7": lambda lib: assigned(lib, [0], -2.7, (3,), "int64"),
     "int [[0]] = True": lambda lib: assigned(lib, [0], True, (3,), "int64"),
     "int [mask] = 2.5": lambda lib: assigned(lib, mask(lib), 2.5, (3,), "int64"),
+    "int [0] = NaN": lambda lib: assigned(lib, 0, float("nan"), (3,), "int64"),
+    "int [[0]] = NaN": lambda lib: assigned(lib, [0], float("nan"), (3,), "int64"),
+    "int [mask] = inf": lambda lib: assigned(lib, mask(lib), float("inf"), (3,), "int64"),
+    "int [0] = 2**63": lambda lib: assigned(lib, 0, 2**63, (3,), "int64"),
+    "int32 [[0]] = 3e9": lambda lib: assigned(lib, [0], 3e9, (3,), "int32"),
+    "float32 [[0]] = 1e300": lambda lib: assigned(lib, [0], 1e300, (3,)),
     "[0] = NumPy int": lambda lib: assigned(lib, 0, np.int64(2)),
     "[0] = NumPy float64": lambda lib: assigned(lib, 0, np.float64(2)),
     # tensor values: basic keys convert, advanced keys need the same dtype
