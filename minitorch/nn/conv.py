@@ -41,6 +41,8 @@ class _ConvNd(Module):
         n = self.dims
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
+        if padding == "same" and any(s != 1 for s in self.stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
         self.padding, self.dilation = _tuple(padding, n), _tuple(dilation, n)
         self.groups, self.padding_mode = groups, padding_mode
         shape = (out_channels, in_channels) + self.kernel_size

@@ -99,7 +99,7 @@ def _padding_pair(padding: Any, kernel: tuple, dilation: tuple, stride: tuple) -
     if padding != "same":
         raise RuntimeError(f"Invalid padding string: {padding!r}, should be 'valid' or 'same'")
     if stride != (1, 1):
-        raise ValueError("padding='same' is not supported for strided convolutions")
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (k - 1) for k, d in zip(kernel, dilation)]
     if any(t % 2 for t in total):
         raise NotImplementedError(
