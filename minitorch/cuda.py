@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitorch.backends import cuda as _backend
 from minitorch.backends import cuda_emulator as _emulator
+from minitorch.backends.cuda import device as _device
 from minitorch.backends.cuda_emulator import EmulatorError, set_thread_order, thread_order
 
 __all__ = [
@@ -37,29 +37,29 @@ __all__ = [
 
 def is_available() -> bool:
     """True when device "cuda" works: a GPU with CuPy, or after ``use_emulator()``."""
-    return _backend.is_available()
+    return _device.is_available()
 
 
 def unavailable_reason() -> str:
     """Why ``is_available()`` is False, and the two ways forward ("" when it is True)."""
-    return _backend.unavailable_reason()
+    return _device.unavailable_reason()
 
 
 def use_emulator() -> None:
     """Run device "cuda" on the CPU emulator of the CUDA kernels from now on (the same as
     starting Python with ``MINITORCH_CUDA=emulator``). Call it before making CUDA
     tensors. Needs a C++20 compiler (g++ 10 or newer; Colab has one)."""
-    _backend.use_emulator()
+    _device.use_emulator()
 
 
 def is_emulated() -> bool:
     """True when device "cuda" runs on the CPU emulator rather than a GPU."""
-    return _backend.using_emulator()
+    return _device.using_emulator()
 
 
 def device_count() -> int:
     """How many CUDA devices minitorch can use: 0 or 1 (the emulator counts as one)."""
-    return _backend.device_count()
+    return _device.device_count()
 
 
 def get_device_name(device: Any = None) -> str:
@@ -77,14 +77,14 @@ def get_device_name(device: Any = None) -> str:
 def synchronize(device: Any = None) -> None:
     """Wait until every launched kernel has finished (launches are asynchronous on a
     GPU; ``.item()``, ``.cpu()`` and printing wait by themselves)."""
-    _backend.synchronize()
+    _device.synchronize()
 
 
 def memory_stats(device: Any = None) -> dict[str, Any]:
     """Device memory in use: CuPy's memory pool on a GPU (``allocated_bytes``,
     ``reserved_bytes``); on the emulator, the host memory its "device" arrays hold
     (``allocated_bytes``, ``peak_allocated_bytes``, ``allocations``)."""
-    return _backend.memory_stats()
+    return _device.memory_stats()
 
 
 def memory_allocated(device: Any = None) -> int:

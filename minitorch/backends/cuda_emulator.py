@@ -10,7 +10,7 @@ files for how; this module is the Python side:
 
 * ``RawModule(code)`` / ``.get_function(name)`` / ``function(grid, block, args,
   shared_mem=...)`` -- the same interface as ``cupy.RawModule``, so the CUDA backend
-  (``minitorch/backends/cuda.py``) launches through one code path on both.
+  (``minitorch/backends/cuda/``) launches through one code path on both.
 * device memory: ``DeviceArray``, a NumPy array subclass living in host memory, so a
   kernel argument that is device memory (a pointer) can be told apart from a NumPy
   structured array (a struct passed by value, as CuPy does).

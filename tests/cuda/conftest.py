@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from minitorch.backends import cuda, cuda_emulator
+from minitorch.backends.cuda import device
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +30,13 @@ def order(request, emulator):
 
 
 def gpu_present() -> bool:
-    return cuda._gpu_problem() is None
+    return device.gpu_problem() is None
 
 
 def pytest_collection_modifyitems(config, items):
     if gpu_present():
         return
-    skip = pytest.mark.skip(reason=f"needs a real CUDA GPU: {cuda._gpu_problem()}")
+    skip = pytest.mark.skip(reason=f"needs a real CUDA GPU: {device.gpu_problem()}")
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-from minitorch.backends import cuda, cuda_emulator
+from minitorch.backends import cuda_emulator
+from minitorch.backends.cuda import device
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -156,10 +157,10 @@ def test_mixing_devices_is_an_error():
 
 
 def test_unavailable_cuda_names_both_ways_forward():
-    if cuda._gpu_problem() is None:
+    if device.gpu_problem() is None:
         pytest.skip("a GPU is present")
-    previous = cuda._mode
-    cuda._mode = "auto"
+    previous = device._mode
+    device._mode = "auto"
     try:
         assert not mt.cuda.is_available()
         with pytest.raises(RuntimeError) as error:
@@ -168,7 +169,7 @@ def test_unavailable_cuda_names_both_ways_forward():
         assert "use_emulator()" in message and "MINITORCH_CUDA=emulator" in message
         assert "pip install" in message
     finally:
-        cuda._mode = previous
+        device._mode = previous
 
 
 def test_memory_stats_and_synchronize():

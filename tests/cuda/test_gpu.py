@@ -13,6 +13,7 @@ from cuda_cases import DTYPES, Operand, assert_same, operand, output, run_both
 
 import minitorch as mt
 from minitorch.backends import cuda
+from minitorch.backends.cuda import device
 from minitorch.scalar_ops import MAP_OPS, ScalarOp
 
 pytestmark = pytest.mark.gpu
@@ -20,8 +21,8 @@ pytestmark = pytest.mark.gpu
 
 @pytest.fixture(scope="module", autouse=True)
 def on_gpu():
-    if cuda._gpu_problem() is not None:
-        pytest.skip(f"needs a real CUDA GPU: {cuda._gpu_problem()}")
+    if device.gpu_problem() is not None:
+        pytest.skip(f"needs a real CUDA GPU: {device.gpu_problem()}")
     with cuda.running_on("gpu"):
         yield
 

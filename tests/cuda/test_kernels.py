@@ -13,11 +13,12 @@ import pytest
 from cuda_cases import DTYPES, FLOATS, LAYOUTS, Operand, assert_same, operand, output, run_both
 
 from minitorch.backends import cuda, cuda_emulator
+from minitorch.backends.cuda import device, launcher
 from minitorch.layout import contiguous_strides
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
 
 SHAPES = [(3, 5), (2, 1, 4), (1, 6), (0, 3), ()]
-FLOAT_OUT_MAP = [o for o in MAP_OPS if cuda._float_result(MAP_OPS[o])]
+FLOAT_OUT_MAP = [o for o in MAP_OPS if MAP_OPS[o].returns_float]
 
 
 @pytest.fixture
@@ -119,7 +120,7 @@ def test_zip_every_op_and_dtype(order, rng, op, dtype):
     if not _reference_allows(lambda: ZIP_OPS[op].fn(ones, ones)):
         pytest.skip(f"NumPy has no {op} for {dtype}")
     out_dtype = _out_dtype(op, dtype, ZIP_OPS)
-    if dtype not in FLOATS and cuda._float_result(ZIP_OPS[op]):
+    if dtype not in FLOATS and ZIP_OPS[op].returns_float:
         out_dtype = "float32"  # true division of integers
     a, b = _zip_operands(rng, op, dtype, (4, 5))
     expected, actual = run_both("zip", output(out_dtype, (4, 5)), op, a, b)
@@ -312,13 +313,6 @@ def test_shuffled_order_agrees_too(emulator, rng):
     assert_same(expected, actual, atol=1e-5)
 
 
-def test_merge_dims():
-    assert cuda.merge_dims((2, 3, 4), (12, 4, 1)) == ((24,), [(1,)])
-    assert cuda.merge_dims((2, 3, 4), (12, 4, 1), (0, 4, 1)) == ((2, 12), [(12, 1), (0, 1)])
-    assert cuda.merge_dims((1, 5, 1), (5, 1, 1)) == ((5,), [(1,)])
-    assert cuda.merge_dims((), ()) == ((), [()])
-
-
 def test_too_many_dimensions_is_a_clear_error(emulator):
     shape = (2,) * 11
     a = Operand(np.zeros(2**12, np.float32), shape, tuple(2 * s for s in contiguous_strides(shape)), 0)
@@ -334,10 +328,10 @@ def test_host_storage_is_rejected(emulator):
 
 
 def test_storage_round_trip_and_memory_stats(emulator):
-    before = cuda.memory_stats()["allocated_bytes"]
+    before = device.memory_stats()["allocated_bytes"]
     storage = cuda.from_numpy(np.arange(10, dtype=np.int32))
     assert isinstance(storage, cuda_emulator.DeviceArray)
-    assert cuda.memory_stats()["allocated_bytes"] >= before + 40
+    assert device.memory_stats()["allocated_bytes"] >= before + 40
     host = cuda.to_numpy(storage)
     assert type(host) is np.ndarray and host.tolist() == list(range(10))
     host[0] = 99  # a copy: the device is untouched
@@ -363,4 +357,4 @@ def test_invalid_launch_sizes_are_python_errors(grid, block, shared):
         raise AssertionError("the kernel must not run")
 
     with pytest.raises(RuntimeError, match="invalid CUDA launch"):
-        cuda.launch(never_called, grid, block, (), shared)
+        launcher.launch(never_called, grid, block, (), shared)

@@ -19,10 +19,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from minitorch.backends import cuda, cuda_emulator
+from minitorch.backends import cuda_emulator
+from minitorch.backends.cuda import device
+from minitorch.backends.cuda import source as cuda_source
 
 ARCHITECTURES = ["sm_75", "sm_80", "sm_90"]
-FILES = sorted(set(cuda.FILES.values()))
+FILES = sorted(set(cuda_source.FILES.values()))
 
 
 def _nvrtc():
@@ -53,7 +55,7 @@ def compile_cuda(source: str, name: str, options: list[str]) -> str | None:
 def _options(architecture: str, fast: bool) -> list[str]:
     _, version = _nvrtc()
     options = [f"--gpu-architecture={architecture}", "-Werror", "all-warnings",
-               *cuda.NVRTC_OPTIONS]  # fmt: skip
+               *device.NVRTC_OPTIONS]  # fmt: skip
     if fast and tuple(version) >= (12, 8):
         options.append("--Ofast-compile=max")
     return options
@@ -70,11 +72,11 @@ def _checked_already(source: str, options: list[str]) -> tuple[bool, object]:
 @pytest.mark.parametrize("file", FILES)
 def test_every_specialisation_compiles(file, architecture):
     options = _options(architecture, fast=True)
-    modules = [m for m in cuda.all_modules() if m[0] == file]
+    modules = [m for m in cuda_source.all_modules() if m[0] == file]
     assert modules
 
     def check(module):
-        source = cuda.module_source(*module)
+        source = cuda_source.module_source(*module)
         done, marker = _checked_already(source, options)
         if done:
             return None
@@ -92,8 +94,8 @@ def test_every_specialisation_compiles(file, architecture):
 
 @pytest.mark.parametrize("file", FILES)
 def test_full_optimisation_compiles(file):
-    module = next(m for m in cuda.all_modules() if m[0] == file and m[1] == "float32")
-    source = cuda.module_source(*module)
+    module = next(m for m in cuda_source.all_modules() if m[0] == file and m[1] == "float32")
+    source = cuda_source.module_source(*module)
     options = _options("sm_80", fast=False)
     done, marker = _checked_already(source, options)
     if not done:
@@ -105,7 +107,7 @@ def test_full_optimisation_compiles(file):
 
 def test_compile_errors_name_the_file_and_line(monkeypatch):
     """A broken scalar-op expression: NVRTC's log points into map.cu."""
-    source = cuda.module_source("map.cu", "float32", "float32", ("copy",))
+    source = cuda_source.module_source("map.cu", "float32", "float32", ("copy",))
     broken = source.replace("#define OP(a) ((a))", "#define OP(a) (no_such_function(a))")
     log = compile_cuda(broken, "map.cu", _options("sm_80", fast=True))
     assert log is not None and "map.cu(" in log and "no_such_function" in log
