@@ -50,7 +50,11 @@ def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
     key = (_cache_key(value), dtype, like.device)
     found = _scalars.get(key)
     if found is None:
-        found = Tensor._full((), value, dtype, like.device)
+        if dtype.category == 1 and isinstance(value, int):  # wraps around, as in PyTorch:
+            bits = 8 * dtype.itemsize  # int32_tensor + 2**40 adds 0
+            value = (value + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
+        with np.errstate(over="ignore"):  # 1e300 as a float32 operand is inf, as in PyTorch
+            found = Tensor._full((), value, dtype, like.device)
         if len(_scalars) < 4096:
             _scalars[key] = found
     return found

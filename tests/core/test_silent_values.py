@@ -138,6 +138,14 @@ def test_full_and_fill_check_the_value(value, dtype):
             assert_close(make_mt(), expected)
 
 
+@pytest.mark.parametrize("dtype, number", [("int64", 2**63), ("int32", 2**40), ("int32", -(2**32) - 3),
+                                           ("float32", 1e300)], ids=repr)  # fmt: skip
+def test_number_operands_wrap_like_torch(dtype, number):
+    m, t = pair([1, 5], dtype)
+    assert_close(m + number, t + number)
+    assert_close(number * m, number * t)
+
+
 # ----- integer division ---------------------------------------------------------------
 
 
