@@ -11,6 +11,11 @@ PyTorch (like NumPy) has two kinds of indexing, and the difference matters:
     >>> t[1, ::2]          # a view
     >>> t[[0, 2]]          # a copy (rows 0 and 2)
     >>> t[t > 0]           # a copy (1-D: the positive elements)
+
+Three of PyTorch's rules surprise newcomers, and we follow them: a 0-d integer tensor is
+the int it holds (``t[tensor(1)]`` is the view ``t[1]``); ``True``/``False`` add a
+dimension of size 1/0; and a list holding lists or slices is read as a tuple
+(``t[[[0, 1], [1, 0]]]`` is ``t[[0, 1], [1, 0]]``). See ``_key_items``.
 """
 
 from __future__ import annotations
@@ -83,7 +88,7 @@ def _key_items(key: Any) -> tuple:
             "Using a non-tuple sequence for multidimensional indexing is deprecated; use "
             "x[tuple(seq)] instead of x[seq]",
             UserWarning,
-            stacklevel=4,
+            stacklevel=3,
         )
         return tuple(key)
     return (key,)
