@@ -97,7 +97,7 @@ from minitorch.ops.binary import (  # noqa: E402
     sub,
     where,
 )  # fmt: skip
-from minitorch.ops.indexing import gather, index_select, masked_fill, nonzero, scatter_add  # noqa: E402
+from minitorch.ops.gather import gather, index_select, masked_fill, nonzero, scatter_add  # noqa: E402
 from minitorch.ops.linalg import bmm, dot, matmul, mm, mv  # noqa: E402
 from minitorch.ops.reduce import (  # noqa: E402
     all,

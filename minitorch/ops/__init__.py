@@ -6,7 +6,8 @@
 | ``binary.py``   | ``+ - * / **``, comparisons, ``where``, ``clamp`` (``zip``) |
 | ``reduce.py``   | ``sum``, ``mean``, ``max``, ``softmax``, ... (``reduce``)  |
 | ``shape.py``    | views (``view``, ``permute``, ``expand``...), ``cat``, ``flip`` |
-| ``indexing.py`` | ``t[...]``, ``gather``, ``scatter_add``, ``index_select``   |
+| ``indexing.py`` | ``t[...]`` (views, or copies picked by index tensors)      |
+| ``gather.py``   | ``gather``, ``scatter_add``, ``index_select``, ``masked_fill`` |
 | ``linalg.py``   | ``matmul`` and friends                                   |
 | ``inplace.py``  | ``add_``, ``copy_``, ``fill_``, ... and ``t[...] = v``      |
 | ``convert.py``  | ``to``, ``float``, ``cpu``, ``cuda``                         |
@@ -24,7 +25,7 @@ from minitorch import autograd, creation
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import gradient_edge
 from minitorch.autograd.grad_mode import is_grad_enabled
-from minitorch.ops import binary, convert, indexing, inplace, linalg, reduce, shape, unary
+from minitorch.ops import binary, convert, gather, indexing, inplace, linalg, reduce, shape, unary
 
 
 def backward(t: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
@@ -128,9 +129,9 @@ METHODS: dict[str, Any] = {
     "clone": shape.clone, "flip": shape.flip,
     # indexing
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
-    "gather": indexing.gather, "scatter_add": indexing.scatter_add,
-    "index_select": indexing.index_select, "masked_fill": indexing.masked_fill,
-    "nonzero": indexing.nonzero,
+    "gather": gather.gather, "scatter_add": gather.scatter_add,
+    "index_select": gather.index_select, "masked_fill": gather.masked_fill,
+    "nonzero": gather.nonzero,
     # linear algebra
     "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot,
     "mv": linalg.mv,

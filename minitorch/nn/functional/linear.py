@@ -7,7 +7,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64
 from minitorch.ops import linalg
-from minitorch.ops.indexing import Gather, ScatterAdd
+from minitorch.ops.gather import Gather, ScatterAdd
 from minitorch.ops.shape import flatten as _flatten
 
 

@@ -17,7 +17,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
-from minitorch.ops.indexing import Gather
+from minitorch.ops.gather import Gather
 
 REDUCTIONS = ("none", "mean", "sum")
 

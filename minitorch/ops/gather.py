@@ -1,0 +1,187 @@
+"""Picking elements with index tensors: ``gather``, ``scatter_add``, ``index_select``,
+``masked_fill`` and ``nonzero`` (``t[...]`` builds on them, in ``indexing.py``).
+
+``gather`` reads along one dimension at positions an index tensor names; its gradient
+``scatter_add`` adds back along the same positions. For dim 1 of a 2-D tensor:
+
+    for i in range(index.shape[0]):
+        for j in range(index.shape[1]):
+            out[i][j] = x[i][index[i][j]]          # gather
+            out[i][index[i][j]] += src[i][j]       # scatter_add (out starts as x)
+
+Indices are checked here, before any kernel runs: the kernels do no bounds checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitorch import dispatch
+from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.dtypes import bool_, check_scalar_fits, from_numpy_dtype, int32, int64
+from minitorch.layout import contiguous_strides, normalize_dim
+from minitorch.ops.common import broadcast_view, cast
+
+INDEX_DTYPES = (int64, int32, bool_)
+
+
+def as_index_tensor(item: Any, like: Tensor) -> Tensor:
+    """``item`` (a tensor, list or array of ints or bools) as an index tensor on ``like``'s
+    device: int64 or bool (a CPU index may index a CUDA tensor, as in PyTorch)."""
+    if isinstance(item, Tensor):
+        index = item
+        if index.device != like.device and index.device.type == "cpu":
+            index = index.to(like.device)  # like PyTorch: CPU indices may index a CUDA tensor
+    else:
+        array = np.asarray(item)
+        if array.dtype.kind not in "iub" or (array.size == 0 and array.dtype.kind == "f"):
+            array = array.astype(np.int64) if array.size == 0 else array
+        if array.dtype.kind not in "iub":
+            raise IndexError(
+                "tensors used as indices must be long, int, byte or bool tensors"
+            )
+        array = array.astype(np.bool_ if array.dtype.kind == "b" else np.int64)
+        storage = dispatch.from_numpy(array.reshape(-1).copy(), like.device.type)
+        index = Tensor(storage, array.shape, contiguous_strides(array.shape), 0,
+                       from_numpy_dtype(array.dtype), like.device)  # fmt: skip
+    if index.dtype not in INDEX_DTYPES:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return index
+
+
+def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
+    """Indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one 1-D tensor
+    per dimension with ``as_tuple=True``. (A 0-d tensor counts as one element: ``(n, 0)``,
+    or one tensor ``[0]`` or ``[]``, as in PyTorch.)"""
+    found = np.nonzero(np.atleast_1d(x.detach().cpu().numpy()))
+    columns = [as_index_tensor(f.astype(np.int64), x) for f in found]
+    if as_tuple:
+        return tuple(columns)
+    return as_index_tensor(np.stack(found, axis=1)[:, : x.ndim].astype(np.int64), x)
+
+
+def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | None) -> None:
+    if index.dtype is not int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
+        raise RuntimeError(
+            f"Index tensor must have the same number of dimensions as input tensor "
+            f"({index.ndim} vs {x.ndim})"
+        )
+    for d in range(index.ndim):
+        if d != dim and index._shape[d] > x._shape[d]:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to "
+                f"be smaller than self {list(x.shape)} apart from dimension {dim}"
+            )
+        if other is not None and index._shape[d] > other._shape[d]:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to "
+                f"be smaller than src {list(other.shape)}"
+            )
+    size = x._shape[dim] if x.ndim else 1
+    if index.numel() and ((index >= size).any() or (index < 0).any()):
+        bad = index.detach().cpu().numpy()
+        worst = bad[(bad >= size) | (bad < 0)].reshape(-1)[0]
+        raise RuntimeError(f"index {worst} is out of bounds for dimension {dim} with size {size}")
+
+
+def _reads_as_1d(x: Tensor, index: Tensor) -> bool:
+    """PyTorch's gather and scatter read a 0-d input or index as a 1-D one of one element
+    (when the other is at most 1-D): ``gather(tensor(2.), 0, tensor(0))`` is ``tensor(2.)``."""
+    return min(x.ndim, index.ndim) == 0 and max(x.ndim, index.ndim) <= 1
+
+
+class Gather(Function):
+    """``out[i][j] = x[i][index[i][j]]`` (dim 1);  gradient: scatter_add it back."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dim: int, index: Tensor) -> Tensor:
+        ctx.save_for_backward(index)
+        ctx.shape, ctx.dim = x._shape, dim
+        out = Tensor._empty(index._shape, x.dtype, x.device)
+        return dispatch.gather(out, x, dim, index)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        return grad.new_zeros(ctx.shape).scatter_add(ctx.dim, index, grad), None, None
+
+
+class ScatterAdd(Function):
+    """``out = x`` then ``out[i][index[i][j]] += src[i][j]`` (dim 1).
+    Gradients: ``x`` gets ``grad``; ``src`` gets ``grad`` gathered at ``index``."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        ctx.save_for_backward(index)
+        ctx.dim = dim
+        out = Tensor._empty(x._shape, x.dtype, x.device)
+        dispatch.map("copy", out, x)
+        src = cast(src, x.dtype)
+        if src._shape != index._shape:  # only the part of src that index covers is used
+            src = Tensor(src._storage, index._shape, src._strides, src._offset, src.dtype,
+                         src.device)  # fmt: skip
+        return dispatch.scatter_add(out, dim, index, src)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        return grad, None, None, grad.gather(ctx.dim, index)
+
+
+def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = normalize_dim(dim, x.ndim)
+    if _reads_as_1d(x, index):
+        return gather(x.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
+    _check_index("gather", x, d, index, None)
+    return Gather.apply(x, d, index)
+
+
+def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    d = normalize_dim(dim, x.ndim)
+    if _reads_as_1d(x, index):
+        flat_src = src.reshape(-1) if src.ndim == 0 else src
+        return scatter_add(x.reshape(-1), 0, index.reshape(-1), flat_src).reshape(x.shape)
+    _check_index("scatter_add", x, d, index, src)
+    return ScatterAdd.apply(x, d, index, src)
+
+
+def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries ``index`` along ``dim`` (a copy): ``x.index_select(0, idx)`` = rows."""
+    d = normalize_dim(dim, x.ndim)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype not in (int64, int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    index = cast(index, int64).reshape(-1)
+    size = x._shape[d] if x.ndim else 1
+    if index.numel() and ((index >= size).any() or (index < 0).any()):
+        raise IndexError(f"index out of range in self (dimension {d} has size {size})")
+    if x.ndim == 0:
+        return x.reshape(1).index_select(0, index).reshape(())
+    shape = x._shape[:d] + (index.numel(),) + x._shape[d + 1 :]
+    view_shape = tuple(index.numel() if k == d else 1 for k in range(x.ndim))
+    expanded = broadcast_view(index.reshape(view_shape), shape)
+    return Gather.apply(x, d, expanded)
+
+
+def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``value`` (converted to ``x``'s dtype) where ``mask`` is True, ``x`` elsewhere."""
+    if mask.dtype is not bool_:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{mask.dtype.name} (make one with a comparison, or mask.bool())"
+        )
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        return x.where(~mask, value.to(x.dtype))
+    check_scalar_fits(value, x.dtype)
+    return x.where(~mask, Tensor._full((), value, x.dtype, x.device))
