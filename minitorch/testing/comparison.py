@@ -57,10 +57,11 @@ def assert_close(
         if not close.all():
             bad = int((~close).sum())
             diff = np.abs(x - y)[~close]
+            greatest = float(np.max(diff))  # nan when a NaN is among the mismatches
             problem = (
                 f"Tensor-likes are not close!\n\nMismatched elements: {bad} / {close.size} "
                 f"({100 * bad / close.size:.1f}%)\nGreatest absolute difference: "
-                f"{np.nanmax(diff) if diff.size else 0} (up to {atol} allowed)"
+                f"{greatest} (up to {atol} allowed)"
             )
     if problem is not None:
         raise AssertionError(msg or problem)
