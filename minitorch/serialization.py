@@ -15,8 +15,21 @@ followed by raw tensor bytes, so reading one is only parsing. What can be saved:
   structure as JSON in the header's metadata.
 
 Tensors are saved contiguous, on the CPU; tensors that shared memory come back as
-separate copies. The file is written to a temporary name first and then renamed, so a
-crash never leaves half a checkpoint under the real name.
+separate copies. ``f`` is a path or an open binary file (``io.BytesIO``, ``open(p, "wb")``),
+as in PyTorch.
+
+Writing a path is atomic: the bytes go to ``.<name>.minitorch-tmp`` beside the target,
+which is then renamed over it, so a crash never leaves half a checkpoint under the real
+name. The temporary name is fixed, so a save killed midway leaves at most one orphan,
+which the next save to the same path replaces. Like ``open(path, "wb")`` in PyTorch, the
+new file gets the mode the umask allows (0644 under umask 022), an existing file keeps
+its mode, and a symlink is written through (the link stays, its target changes).
+
+Reading checks the format's rules before trusting a byte: the header must start with
+``{``, may be padded with trailing spaces (0x20) only, and has no duplicate keys; data
+offsets must cover the data exactly (checked by the safetensors package). ``F16`` and
+``BF16`` tensors load as float32 (exact: every half-precision value is a float32 value),
+since minitorch has no 16-bit floats.
 
     minitorch.save(model.state_dict(), "model.safetensors")
     model.load_state_dict(minitorch.load("model.safetensors"))
@@ -26,10 +39,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import stat
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -38,8 +51,20 @@ from minitorch._tensor import Tensor
 
 STRUCTURE_KEY = "minitorch.structure"  # metadata: JSON of a nested object
 ORDER_KEY = "minitorch.order"  # metadata: the keys of a flat state dict, in order
-SUPPORTED = {np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.int32),
-             np.dtype(np.bool_)}  # fmt: skip
+TEMPORARY_SUFFIX = ".minitorch-tmp"  # the write in progress: .<name>.minitorch-tmp
+MAX_DEPTH = 100  # nesting of saved structures (an optimizer state dict is about 5 deep)
+MAX_HEADER = 100 * 2**20  # bytes; the safetensors package has the same limit
+# safetensors dtype code -> how its little-endian bytes become a NumPy array minitorch has
+DTYPES = {
+    "F32": lambda raw: np.frombuffer(raw, "<f4"),
+    "F64": lambda raw: np.frombuffer(raw, "<f8"),
+    "I64": lambda raw: np.frombuffer(raw, "<i8"),
+    "I32": lambda raw: np.frombuffer(raw, "<i4"),
+    "BOOL": lambda raw: np.frombuffer(raw, np.bool_),
+    "F16": lambda raw: np.frombuffer(raw, "<f2").astype(np.float32),
+    # bfloat16 is the top half of a float32: shift the 16 bits back into place
+    "BF16": lambda raw: (np.frombuffer(raw, "<u2").astype(np.uint32) << 16).view(np.float32),
+}
 
 
 def _safetensors() -> Any:
@@ -61,8 +86,10 @@ def _is_state_dict(obj: Any) -> bool:
     return isinstance(obj, dict) and all(isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
 
 
-def _encode(obj: Any, path: str, arrays: dict[str, np.ndarray]) -> Any:
+def _encode(obj: Any, path: str, arrays: dict[str, np.ndarray], depth: int = 0) -> Any:
     """JSON-able form of ``obj``; tensors go into ``arrays`` under their path."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"minitorch.save: the object is nested more than {MAX_DEPTH} levels deep ({path!r})")
     if isinstance(obj, Tensor):
         name = path or "tensor"
         while name in arrays:
@@ -72,14 +99,14 @@ def _encode(obj: Any, path: str, arrays: dict[str, np.ndarray]) -> Any:
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, (list, tuple)):
-        items = [_encode(v, f"{path}.{i}" if path else str(i), arrays) for i, v in enumerate(obj)]
+        items = [_encode(v, f"{path}.{i}" if path else str(i), arrays, depth + 1) for i, v in enumerate(obj)]
         return {"tuple": items} if isinstance(obj, tuple) else items
     if isinstance(obj, dict):
         pairs = []
         for key, value in obj.items():
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise TypeError(f"minitorch.save: dict keys must be str or int, got {key!r}")
-            pairs.append([key, _encode(value, f"{path}.{key}" if path else str(key), arrays)])
+            pairs.append([key, _encode(value, f"{path}.{key}" if path else str(key), arrays, depth + 1)])
         return {"dict": pairs}
     raise TypeError(
         f"minitorch.save cannot store a {type(obj).__name__}: only tensors, numbers, strings, "
@@ -87,24 +114,63 @@ def _encode(obj: Any, path: str, arrays: dict[str, np.ndarray]) -> Any:
     )
 
 
-def _decode(obj: Any, tensors: dict[str, Tensor]) -> Any:
+def _decode(obj: Any, tensors: dict[str, Tensor], depth: int = 0) -> Any:
+    if depth > MAX_DEPTH:
+        raise ValueError(f"the saved structure is nested more than {MAX_DEPTH} levels deep")
     if isinstance(obj, list):
-        return [_decode(v, tensors) for v in obj]
+        return [_decode(v, tensors, depth + 1) for v in obj]
     if isinstance(obj, dict):
         if set(obj) == {"tensor"}:
             return tensors[obj["tensor"]]
         if set(obj) == {"tuple"}:
-            return tuple(_decode(v, tensors) for v in obj["tuple"])
+            return tuple(_decode(v, tensors, depth + 1) for v in obj["tuple"])
         if set(obj) == {"dict"}:
-            return {key: _decode(value, tensors) for key, value in obj["dict"]}
+            return {key: _decode(value, tensors, depth + 1) for key, value in obj["dict"]}
         raise ValueError(f"unknown entry in the saved structure: {sorted(obj)}")
     return obj
 
 
-def save(obj: Any, f: str | os.PathLike) -> None:
-    """Write a tensor, a state dict, or a nested dict/list of them to ``f``
-    (safetensors format)."""
+def _is_file(f: Any) -> bool:
+    return not isinstance(f, (str, os.PathLike)) and (hasattr(f, "write") or hasattr(f, "read"))
+
+
+def _check_path(f: Any, name: str) -> Path:
+    if not isinstance(f, (str, os.PathLike)):
+        raise TypeError(f"minitorch.{name}: f must be a path or a binary file object, got {type(f).__name__}")
+    return Path(f)
+
+
+def _write_atomically(data: bytes, f: str | os.PathLike) -> None:
+    """``data`` into the file ``f`` through ``.<name>.minitorch-tmp`` and a rename::
+
+        target    = f, or the file it links to
+        temporary = .<name>.minitorch-tmp beside target   (an orphan of a killed save is replaced)
+        write data to temporary; give it target's mode if target exists
+        rename temporary -> target                       (atomic: old or new, never half)
+    """
+    target = Path(os.path.realpath(f)) if os.path.islink(f) else Path(f)
+    temporary = target.with_name(f".{target.name}{TEMPORARY_SUFFIX}")
+    if temporary.is_symlink() or temporary.exists():
+        temporary.unlink()  # left by a save that was killed; never written through
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    handle = os.open(temporary, flags, 0o666)  # the umask decides the mode, as for open(f, "wb")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        if target.exists():
+            os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def save(obj: Any, f: str | os.PathLike | IO[bytes]) -> None:
+    """Write a tensor, a state dict, or a nested dict/list of them to ``f`` (a path or a
+    binary file object), in the safetensors format."""
     safetensors = _safetensors()
+    if not _is_file(f):
+        _check_path(f, "save")
     arrays: dict[str, np.ndarray] = {}
     if _is_state_dict(obj):
         for key, value in obj.items():
@@ -113,56 +179,92 @@ def save(obj: Any, f: str | os.PathLike) -> None:
     else:
         structure = _encode(obj, "", arrays)
         metadata = {"format": "pt", STRUCTURE_KEY: json.dumps(structure)}
-    target = Path(f)
-    handle, temporary = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                                         prefix=f".{target.name}.", suffix=".tmp")  # fmt: skip
-    os.close(handle)
-    try:
-        safetensors.numpy.save_file(arrays, temporary, metadata=metadata)
-        os.replace(temporary, target)
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
+    data = safetensors.numpy.save(arrays, metadata=metadata)
+    if _is_file(f):
+        f.write(data)
+    else:
+        _write_atomically(data, f)
 
 
-def _check_not_pickle(path: Path) -> None:
+def _check_not_pickle(start: bytes, name: str) -> None:
     """A clear message for PyTorch's own format (a zip holding a pickle, or a bare pickle)."""
-    with open(path, "rb") as file:
-        start = file.read(8)
     if start.startswith(b"PK\x03\x04") or start[:2] in (b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05"):
         raise RuntimeError(
-            f"minitorch.load: {path} looks like a PyTorch pickle file (torch.save). minitorch "
+            f"minitorch.load: {name} looks like a PyTorch pickle file (torch.save). minitorch "
             "never unpickles: a pickle can run arbitrary code. Save it as safetensors in "
             "PyTorch instead: safetensors.torch.save_file(model.state_dict(), path)"
         )
 
 
-def load(f: str | os.PathLike, map_location: Any = None, weights_only: bool = True) -> Any:
-    """Read what ``save`` wrote (or any safetensors file, e.g. from
-    ``safetensors.torch.save_file``). ``map_location``: a device to put the tensors on.
-    A truncated or corrupt file raises a ``RuntimeError`` that says so."""
-    safetensors = _safetensors()
-    path = Path(f)
-    if not path.is_file():
-        raise FileNotFoundError(f"minitorch.load: no such file: {path}")
+def _no_duplicates(pairs: list) -> dict:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        duplicated = sorted({key for key in keys if keys.count(key) > 1})
+        raise ValueError(f"duplicate keys in the header: {duplicated} (the format forbids them)")
+    return dict(pairs)
+
+
+def _read_header(data: bytes) -> dict:
+    """The JSON header, after the format's own rules (the safetensors package is lenient
+    about them): starts with ``{``, only spaces after the closing ``}``, no duplicate keys."""
+    if len(data) < 8:
+        raise ValueError(f"the file has {len(data)} bytes, fewer than the 8 of the header length")
+    length = int.from_bytes(data[:8], "little")
+    if length > min(MAX_HEADER, len(data) - 8):
+        raise ValueError(f"the header length {length} is larger than the file or the {MAX_HEADER}-byte limit")
+    header = data[8 : 8 + length]
+    if not header.startswith(b"{") or not header.rstrip(b" ").endswith(b"}"):
+        raise ValueError("the header must start with '{' and may only be padded with spaces after its '}'")
     try:
-        with safetensors.safe_open(str(path), framework="numpy") as file:
-            metadata = file.metadata() or {}
-            arrays = {key: file.get_tensor(key) for key in file.keys()}
-    except Exception as error:  # safetensors' own error type, or an OS error while reading
-        _check_not_pickle(path)
+        parsed = json.loads(header.decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise ValueError("the header is nested too deeply to be a safetensors header") from None
+    if not isinstance(parsed, dict):
+        raise ValueError("the header is not a JSON object")
+    return parsed
+
+
+def _arrays(entries: list, name: str) -> dict[str, np.ndarray]:
+    """NumPy arrays from ``safetensors.deserialize``'s ``(key, {dtype, shape, data})`` list."""
+    arrays = {}
+    for key, entry in entries:
+        if entry["dtype"] not in DTYPES:
+            raise TypeError(
+                f"minitorch.load: tensor {key!r} in {name} has dtype {entry['dtype']}, which "
+                "minitorch does not have (F32, F64, I64, I32, BOOL; F16 and BF16 load as float32); "
+                "convert it before saving"
+            )
+        arrays[key] = DTYPES[entry["dtype"]](bytes(entry["data"])).reshape(entry["shape"])
+    return arrays
+
+
+def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_only: bool = True) -> Any:
+    """Read what ``save`` wrote (or any safetensors file, e.g. from
+    ``safetensors.torch.save_file``) from a path or a binary file object.
+    ``map_location``: a device to put the tensors on. A truncated or corrupt file raises a
+    ``RuntimeError`` that says so."""
+    safetensors = _safetensors()
+    if _is_file(f):
+        data, name = f.read(), getattr(f, "name", "the file object")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"minitorch.load: {name} is open in text mode; open it in binary mode ('rb')")
+        data = bytes(data)
+    else:
+        path = _check_path(f, "load")
+        if not path.is_file():
+            raise FileNotFoundError(f"minitorch.load: no such file: {path}")
+        data, name = path.read_bytes(), str(path)
+    try:
+        metadata = _read_header(data).get("__metadata__") or {}
+        entries = safetensors.deserialize(data)  # checks dtypes, shapes and data offsets
+    except Exception as error:  # a format rule above, or the safetensors package's own error
+        _check_not_pickle(data[:8], name)
         raise RuntimeError(
-            f"minitorch.load: {path} is not a valid safetensors file; it may be truncated or "
+            f"minitorch.load: {name} is not a valid safetensors file; it may be truncated or "
             f"corrupt ({type(error).__name__}: {error})"
         ) from error
     tensors = {}
-    for key, array in arrays.items():
-        if array.dtype not in SUPPORTED:
-            raise TypeError(
-                f"minitorch.load: tensor {key!r} in {path} has dtype {array.dtype}, which "
-                "minitorch does not have (float32, float64, int64, int32, bool); convert it "
-                "before saving"
-            )
+    for key, array in _arrays(entries, name).items():
         tensor = creation.tensor(np.array(array))
         tensors[key] = tensor.to(map_location) if map_location is not None else tensor
     try:
@@ -172,5 +274,6 @@ def load(f: str | os.PathLike, map_location: Any = None, weights_only: bool = Tr
         if sorted(order) != sorted(tensors):
             raise ValueError("the saved key order does not match the tensors in the file")
         return OrderedDict((key, tensors[key]) for key in order)
-    except (ValueError, KeyError, TypeError) as error:
-        raise RuntimeError(f"minitorch.load: {path} has corrupt minitorch metadata ({error})") from error
+    except (ValueError, KeyError, TypeError, RecursionError) as error:  # RecursionError: json.loads
+        problem = "nested too deep" if isinstance(error, RecursionError) else error
+        raise RuntimeError(f"minitorch.load: {name} has corrupt minitorch metadata ({problem})") from None

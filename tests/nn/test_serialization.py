@@ -3,8 +3,15 @@ damaged files that must fail clearly without touching the model."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import pickle
+import signal
+import stat
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -159,11 +166,163 @@ def test_pickles_are_never_loaded(tmp_path):
 def test_missing_file_and_unsupported_dtype(tmp_path):
     with pytest.raises(FileNotFoundError):
         mt.load(tmp_path / "nope.safetensors")
-    safetensors.torch.save_file(
-        {"half": torch.zeros(2, dtype=torch.float16)}, str(tmp_path / "h.safetensors")
-    )
-    with pytest.raises(TypeError, match="float16"):
+    safetensors.torch.save_file({"small": torch.zeros(2, dtype=torch.int8)}, str(tmp_path / "i.safetensors"))
+    with pytest.raises(TypeError, match="'small' .* has dtype I8"):
+        mt.load(tmp_path / "i.safetensors")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_loads_as_float32_exactly(tmp_path, dtype):
+    values = torch.tensor([[0.1, -2.5, 65504.0], [1e-3, float("inf"), -0.0]]).to(dtype)
+    safetensors.torch.save_file({"w": values}, str(tmp_path / "h.safetensors"))
+    loaded = mt.load(tmp_path / "h.safetensors")["w"]
+    assert loaded.dtype is mt.float32
+    expected = values.float().numpy()
+    assert np.array_equal(loaded.numpy(), expected)
+    assert np.array_equal(np.signbit(loaded.numpy()), np.signbit(expected))
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_new_files_get_the_mode_the_umask_allows(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        mt.save(mt.ones(2), tmp_path / "m.safetensors")
+        torch.save(torch.ones(2), tmp_path / "t.pt")  # PyTorch's rule, for comparison
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "t.pt").stat().st_mode) == mode
+    assert stat.S_IMODE((tmp_path / "m.safetensors").stat().st_mode) == mode
+
+
+def test_existing_file_keeps_its_mode_and_a_symlink_is_written_through(tmp_path):
+    real = tmp_path / "real.safetensors"
+    mt.save(mt.zeros(2), real)
+    real.chmod(0o640)
+    link = tmp_path / "link.safetensors"
+    link.symlink_to(real)
+    mt.save(mt.ones(3), link)
+    assert link.is_symlink() and link.resolve() == real  # the link stays a link
+    assert np.array_equal(mt.load(real).numpy(), np.ones(3, np.float32))  # its target changed
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    dangling = tmp_path / "dangling.safetensors"
+    dangling.symlink_to(tmp_path / "created.safetensors")
+    mt.save(mt.ones(1), dangling)  # like open(path, "wb"): creates the link's target
+    assert dangling.is_symlink() and mt.load(tmp_path / "created.safetensors").shape == (1,)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "created.safetensors", "dangling.safetensors", "link.safetensors", "real.safetensors"]  # fmt: skip
+
+
+def test_file_objects_like_pytorch(tmp_path):
+    checkpoint = {"w": mt.arange(6.0).reshape(2, 3), "step": 4}
+    buffer = io.BytesIO()
+    mt.save(checkpoint, buffer)
+    buffer.seek(0)
+    loaded = mt.load(buffer)
+    assert loaded["step"] == 4 and np.array_equal(loaded["w"].numpy(), checkpoint["w"].numpy())
+    with open(tmp_path / "f.safetensors", "wb") as file:
+        mt.save(checkpoint["w"], file)
+    with open(tmp_path / "f.safetensors", "rb") as file:
+        assert np.array_equal(mt.load(file).numpy(), checkpoint["w"].numpy())
+    with open(tmp_path / "f.safetensors", encoding="latin-1") as file:
+        with pytest.raises(TypeError, match="binary mode"):
+            mt.load(file)
+    with pytest.raises(TypeError, match="a path or a binary file object, got int"):
+        mt.save(mt.ones(1), 3)
+    with pytest.raises(TypeError, match="a path or a binary file object, got NoneType"):
+        mt.load(None)
+
+
+def test_deep_nesting_is_a_clear_error(tmp_path):
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested more than 100 levels"):
+        mt.save(deep, tmp_path / "deep.safetensors")
+    assert not list(tmp_path.iterdir())
+    import safetensors.numpy
+
+    for depth in (150, 100_000):  # too deep for the structure, too deep for Python's json
+        structure = "[" * depth + "]" * depth
+        safetensors.numpy.save_file({"x": np.zeros(1, np.float32)}, str(tmp_path / "s.safetensors"),
+                                    metadata={"minitorch.structure": structure})  # fmt: skip
+        with pytest.raises(RuntimeError, match="corrupt minitorch metadata .*nested"):
+            mt.load(tmp_path / "s.safetensors")
+    header = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    (tmp_path / "h.safetensors").write_bytes(len(header).to_bytes(8, "little") + header)
+    with pytest.raises(RuntimeError, match="not a valid safetensors file.*nested too deeply"):
         mt.load(tmp_path / "h.safetensors")
+
+
+def with_header(header: bytes, data: bytes) -> bytes:
+    return len(header).to_bytes(8, "little") + header + data
+
+
+def test_header_follows_the_format_rules(tmp_path):
+    """The format: the header starts with '{' and MAY be padded with trailing spaces (the
+    safetensors package pads to 8 bytes itself); duplicate keys are not allowed."""
+    data = np.arange(2, dtype=np.float32).tobytes()
+    entry = '{"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}'
+    header = f'{{"a": {entry}}}'.encode()
+    good = {"padded": header + b" " * 13, "unpadded": header}
+    bad = {
+        "leading space": b" " + header,
+        "trailing tab": header + b"\t",
+        "trailing NUL": header + b"\x00",
+        "duplicate tensor": f'{{"a": {entry}, "a": {entry}}}'.encode(),
+        "duplicate metadata key": f'{{"__metadata__": {{"k": "1", "k": "2"}}, "a": {entry}}}'.encode(),
+    }
+    for name, content in good.items():
+        (tmp_path / "f.safetensors").write_bytes(with_header(content, data))
+        assert np.array_equal(mt.load(tmp_path / "f.safetensors")["a"].numpy(), [0.0, 1.0]), name
+    for name, content in bad.items():
+        (tmp_path / "f.safetensors").write_bytes(with_header(content, data))
+        with pytest.raises(RuntimeError, match="not a valid safetensors file"):
+            mt.load(tmp_path / "f.safetensors")
+            pytest.fail(f"accepted a header with a {name}")
+
+
+def test_a_failed_save_leaves_no_temporary_file(tmp_path, monkeypatch):
+    mt.save(mt.zeros(2), tmp_path / "m.safetensors")
+
+    def fail(*args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        mt.save(mt.ones(2), tmp_path / "m.safetensors")
+    monkeypatch.undo()
+    assert [p.name for p in tmp_path.iterdir()] == ["m.safetensors"]
+    assert np.array_equal(mt.load(tmp_path / "m.safetensors").numpy(), [0.0, 0.0])  # the old file
+
+
+SAVE_FOREVER = """
+import sys, minitorch as mt
+big = mt.zeros(2**22)
+while True:
+    mt.save(big, sys.argv[1])
+"""
+
+
+def test_a_killed_save_leaves_an_orphan_the_next_save_replaces(tmp_path):
+    target = tmp_path / "m.safetensors"
+    temporary = tmp_path / ".m.safetensors.minitorch-tmp"
+    orphaned = False
+    for _ in range(20):  # kill a save midway: while its temporary file exists
+        process = subprocess.Popen([sys.executable, "-c", SAVE_FOREVER, str(target)])
+        deadline = time.monotonic() + 60
+        while not temporary.exists() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        if temporary.exists():
+            orphaned = True
+            break
+    assert orphaned, "never caught a save midway"
+    if target.exists():  # an earlier save of the loop finished: the file is whole
+        assert mt.load(target).shape == (2**22,)
+    mt.save(mt.ones(3), target)
+    assert [p.name for p in tmp_path.iterdir()] == ["m.safetensors"]
+    assert np.array_equal(mt.load(target).numpy(), np.ones(3, np.float32))
 
 
 def test_corrupt_structure_metadata(tmp_path):
