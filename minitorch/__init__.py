@@ -72,15 +72,24 @@ int = int32  # noqa: A001
 # functional forms: minitorch.exp(x) is x.exp()
 from minitorch.ops.binary import (  # noqa: E402
     add,
+    clamp,
+    div,
+    floor_divide,
+    maximum,
+    minimum,
+    mul,
+    pow,
+    remainder,
+    sub,
+    where,
+)  # fmt: skip
+from minitorch.ops.compare import (  # noqa: E402
     allclose,
     bitwise_and,
     bitwise_or,
     bitwise_xor,
-    clamp,
-    div,
     eq,
     equal,
-    floor_divide,
     ge,
     gt,
     isclose,
@@ -88,14 +97,7 @@ from minitorch.ops.binary import (  # noqa: E402
     logical_and,
     logical_or,
     lt,
-    maximum,
-    minimum,
-    mul,
     ne,
-    pow,
-    remainder,
-    sub,
-    where,
 )  # fmt: skip
 from minitorch.ops.gather import gather, index_select, masked_fill, nonzero, scatter_add  # noqa: E402
 from minitorch.ops.linalg import bmm, dot, matmul, mm, mv  # noqa: E402

@@ -25,6 +25,7 @@ from minitorch import dispatch
 from minitorch.device import device as Device
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import (
+    allocating,
     check_in_bounds,
     checked_numel,
     contiguous_strides,
@@ -95,13 +96,17 @@ class Tensor:
     @staticmethod
     def _empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with its own (uninitialised) storage."""
-        storage = dispatch.empty(checked_numel(shape, dtype.itemsize), dtype.numpy, device.type)
+        count = checked_numel(shape, dtype.itemsize)
+        with allocating(shape, dtype.itemsize):
+            storage = dispatch.empty(count, dtype.numpy, device.type)
         return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
 
     @staticmethod
     def _full(shape: tuple[int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with every element equal to ``value``."""
-        host = np.full(checked_numel(shape, dtype.itemsize), value, dtype=dtype.numpy)
+        count = checked_numel(shape, dtype.itemsize)
+        with allocating(shape, dtype.itemsize):
+            host = np.full(count, value, dtype=dtype.numpy)
         storage = dispatch.from_numpy(host, device.type)
         return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
 

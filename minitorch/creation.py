@@ -26,7 +26,7 @@ from minitorch.dtypes import (
     int64,
 )
 from minitorch.dtypes import dtype as DType
-from minitorch.layout import INT64_MAX, checked_numel, contiguous_strides
+from minitorch.layout import INT64_MAX, allocating, checked_numel, contiguous_strides
 
 
 class Generator:
@@ -210,7 +210,10 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value)."""
     dtype = _infer_dtype(np.array(fill_value)) if dtype is None else as_dtype(dtype)
     check_scalar_fits(fill_value, dtype)
-    return _finish(np.full(_sizes((size,)), fill_value), dtype, device, requires_grad)
+    sizes = _sizes((size,))
+    with allocating(sizes, 8):  # the host array holds 8-byte numbers until _finish casts
+        values = np.full(sizes, fill_value)
+    return _finish(values, dtype, device, requires_grad)
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -301,14 +304,20 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """Uniform random numbers in ``[0, 1)``."""
     rng = (generator or default_generator).numpy
-    return _random(rng.random(_sizes(size)), dtype, device, requires_grad)
+    sizes = _sizes(size)
+    with allocating(sizes, 8):
+        values = rng.random(sizes)
+    return _random(values, dtype, device, requires_grad)
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:  # fmt: skip
     """Standard normal random numbers (mean 0, variance 1)."""
     rng = (generator or default_generator).numpy
-    return _random(rng.standard_normal(_sizes(size)), dtype, device, requires_grad)
+    sizes = _sizes(size)
+    with allocating(sizes, 8):
+        values = rng.standard_normal(sizes)
+    return _random(values, dtype, device, requires_grad)
 
 
 def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,

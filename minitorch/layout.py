@@ -27,8 +27,9 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 Shape = tuple[int, ...]
 Strides = tuple[int, ...]
@@ -111,6 +112,21 @@ def checked_numel(shape: Sequence[int], itemsize: int = 1) -> int:
             f"{itemsize} bytes are more than 2**63 - 1 bytes. Use smaller sizes."
         )
     return count
+
+
+@contextlib.contextmanager
+def allocating(shape: Sequence[int], itemsize: int) -> Iterator[None]:
+    """Allocate a storage for ``shape`` inside this block. A count that passes
+    ``checked_numel`` may still be more memory than the machine has (``ones(2**40)``:
+    4 TiB); NumPy then raises ``MemoryError``, PyTorch a ``RuntimeError`` naming the
+    bytes, which is what this turns it into."""
+    try:
+        yield
+    except MemoryError as error:
+        raise RuntimeError(
+            f"can't allocate memory: you tried to allocate {numel(shape) * itemsize} bytes for "
+            f"a tensor of sizes {list(shape)}. Use smaller sizes."
+        ) from error
 
 
 def contiguous_strides(shape: Sequence[int]) -> Strides:

@@ -18,8 +18,8 @@ dimension with a binary op starting from an identity value.
 Two flags describe the result dtype: ``returns_bool`` (comparisons: the result is
 ``bool`` whatever the inputs) and ``returns_float`` (``exp``, ``div``...: integer inputs
 are first converted to the default float dtype, so ``tensor([1, 2]).exp()`` is float32).
-The ops layer (``minitorch/ops/unary.py``, ``minitorch/ops/binary.py``) and the CUDA
-loader read these flags; no other list says which op returns what.
+The ops layer (``apply_map`` in ``minitorch/ops/unary.py``, ``prepare`` in ``binary.py``)
+and the CUDA loader read these flags; no other list says which op returns what.
 
 Integer division and remainder by zero, and integers to negative powers, must be
 rejected by the ops layer before a kernel runs (see ``prepare`` in

@@ -3,7 +3,8 @@
 | file            | what                                                     |
 | --------------- | -------------------------------------------------------- |
 | ``unary.py``    | ``exp``, ``log``, ``relu``, ... (one ``map`` kernel each)   |
-| ``binary.py``   | ``+ - * / **``, comparisons, ``where``, ``clamp`` (``zip``) |
+| ``binary.py``   | ``+ - * / **``, ``where``, ``clamp`` (``zip``)               |
+| ``compare.py``  | ``==``, ``<``, ..., ``logical_and``, ``bitwise_and``, ``isclose`` |
 | ``reduce.py``   | ``sum``, ``mean``, ``max``, ``softmax``, ... (``reduce``)  |
 | ``shape.py``    | views (``view``, ``permute``, ``expand``...), ``cat``, ``flip`` |
 | ``indexing.py`` | ``t[...]`` (views, or copies picked by index tensors)      |
@@ -25,7 +26,18 @@ from minitorch import autograd, creation
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import gradient_edge
 from minitorch.autograd.grad_mode import is_grad_enabled
-from minitorch.ops import binary, convert, gather, indexing, inplace, linalg, reduce, shape, unary
+from minitorch.ops import (
+    binary,
+    compare,
+    convert,
+    gather,
+    indexing,
+    inplace,
+    linalg,
+    reduce,
+    shape,
+    unary,
+)
 
 
 def backward(t: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
@@ -108,11 +120,11 @@ METHODS: dict[str, Any] = {
     "add": binary.add, "sub": binary.sub, "mul": binary.mul, "div": binary.div,
     "floor_divide": binary.floor_divide, "remainder": binary.remainder, "pow": binary.pow,
     "maximum": binary.maximum, "minimum": binary.minimum, "clamp": binary.clamp,
-    "clip": binary.clamp, "eq": binary.eq, "ne": binary.ne, "lt": binary.lt, "le": binary.le,
-    "gt": binary.gt, "ge": binary.ge, "logical_and": binary.logical_and,
-    "logical_or": binary.logical_or, "bitwise_and": binary.bitwise_and,
-    "bitwise_or": binary.bitwise_or, "bitwise_xor": binary.bitwise_xor, "where": _where_method,
-    "isclose": binary.isclose, "allclose": binary.allclose, "equal": binary.equal,
+    "clip": binary.clamp, "eq": compare.eq, "ne": compare.ne, "lt": compare.lt, "le": compare.le,
+    "gt": compare.gt, "ge": compare.ge, "logical_and": compare.logical_and,
+    "logical_or": compare.logical_or, "bitwise_and": compare.bitwise_and,
+    "bitwise_or": compare.bitwise_or, "bitwise_xor": compare.bitwise_xor, "where": _where_method,
+    "isclose": compare.isclose, "allclose": compare.allclose, "equal": compare.equal,
     # reductions
     "sum": reduce.sum, "mean": reduce.mean, "prod": reduce.prod, "max": reduce.max,
     "min": reduce.min, "amax": reduce.amax, "amin": reduce.amin, "argmax": reduce.argmax,
@@ -162,12 +174,12 @@ METHODS: dict[str, Any] = {
     "__matmul__": _operator(linalg.matmul), "__rmatmul__": _reflect(linalg.matmul),
     "__neg__": unary.neg, "__pos__": lambda t: t, "__abs__": unary.abs,
     "__invert__": unary.invert,
-    "__and__": _operator(binary.bitwise_and), "__or__": _operator(binary.bitwise_or),
-    "__xor__": _operator(binary.bitwise_xor),
-    "__rand__": _reflect(binary.bitwise_and), "__ror__": _reflect(binary.bitwise_or),
-    "__rxor__": _reflect(binary.bitwise_xor),
-    "__eq__": _operator(binary.eq), "__ne__": _operator(binary.ne), "__lt__": binary.lt, "__le__": binary.le,
-    "__gt__": binary.gt, "__ge__": binary.ge,
+    "__and__": _operator(compare.bitwise_and), "__or__": _operator(compare.bitwise_or),
+    "__xor__": _operator(compare.bitwise_xor),
+    "__rand__": _reflect(compare.bitwise_and), "__ror__": _reflect(compare.bitwise_or),
+    "__rxor__": _reflect(compare.bitwise_xor),
+    "__eq__": _operator(compare.eq), "__ne__": _operator(compare.ne),
+    "__lt__": compare.lt, "__le__": compare.le, "__gt__": compare.gt, "__ge__": compare.ge,
     "__iadd__": _iop(inplace.add_), "__isub__": _iop(inplace.sub_),
     "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
 }  # fmt: skip

@@ -103,6 +103,18 @@ def test_overflowing_shapes_raise_runtime_error_like_pytorch(make):
         make(mt)
 
 
+@pytest.mark.parametrize("make", [lambda lib: lib.ones(2**50), lambda lib: lib.rand(2**25, 2**25),
+                                  lambda lib: lib.ones(1).expand(2**50).contiguous()])  # fmt: skip
+def test_more_memory_than_any_machine_has_is_a_runtime_error_like_pytorch(make):
+    """8 PiB passes the int64 checks but no allocator can give it (it is beyond the 128 TiB
+    address space, so even an overcommitting kernel refuses at once): NumPy's
+    MemoryError becomes PyTorch's RuntimeError."""
+    with pytest.raises(RuntimeError):
+        make(torch)
+    with pytest.raises(RuntimeError, match="can't allocate memory"):
+        make(mt)
+
+
 def test_a_size_beyond_int64_is_a_type_error_like_pytorch():
     with pytest.raises(TypeError):
         torch.zeros(2**63)
