@@ -29,8 +29,7 @@ import numpy as np
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_, check_scalar_fits, int64
-from minitorch.layout import broadcast_shapes, contiguous_strides, numel
-from minitorch.ops.common import cast
+from minitorch.layout import contiguous_strides, numel
 from minitorch.ops.gather import as_index_tensor, nonzero
 from minitorch.ops.inplace import apply_inplace, copy_
 from minitorch.ops.shape import region
@@ -161,32 +160,31 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
     """Pick elements with index tensors along some dimensions (a copy).
 
     The indexed dimensions are moved to the front and merged into one, the indices
-    combined into one linear index, and ``index_select`` picks the rows. If the indexed
-    dimensions were next to each other, the result's new dimensions go where they were.
+    combined into one linear index (row-major: ``i0 * size1 + i1`` for two), and
+    ``index_select`` picks the rows. If the indexed dimensions were next to each other,
+    the result's new dimensions go where they were. The indices are plain data (no
+    gradient), so they are checked and combined with NumPy, on the host.
     """
     dims = [d for d, _ in advanced]
-    indices = [cast(index, int64) for _, index in advanced]
+    rest = [d for d in range(x.ndim) if d not in dims]
+    sizes = [x._shape[d] for d in dims]
+    arrays = [index.detach().cpu().numpy().astype(np.int64) for _, index in advanced]
     try:
-        index_shape = broadcast_shapes(*(i._shape for i in indices))
-    except RuntimeError:
-        shapes = ", ".join(str(list(i.shape)) for i in indices)
+        index_shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
         raise IndexError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes "
             f"{shapes}"
         ) from None
-    rest = [d for d in range(x.ndim) if d not in dims]
     if numel(index_shape) and numel([x._shape[d] for d in rest]):  # else nothing is read
-        for d, index in zip(dims, indices):
-            _check_in_bounds(index, d, x._shape[d])
-    indices = [index % x._shape[d] if x._shape[d] else index for d, index in zip(dims, indices)]
-    moved = x.permute(dims + rest)
-    adv_sizes = [x._shape[d] for d in dims]
-    merged = moved.reshape((numel(adv_sizes),) + tuple(x._shape[d] for d in rest))
-    linear = None
-    for k, index in enumerate(indices):
-        term = index * numel(adv_sizes[k + 1 :])
-        linear = term if linear is None else linear + term
-    picked = merged.index_select(0, linear.expand(index_shape).reshape(-1))
+        for d, size, array in zip(dims, sizes, arrays):
+            _check_in_bounds(array, d, size)
+    linear = np.zeros(index_shape, dtype=np.int64)
+    for size, array in zip(sizes, arrays):
+        linear = linear * size + (array % size if size else array)
+    merged = x.permute(dims + rest).reshape((numel(sizes),) + tuple(x._shape[d] for d in rest))
+    picked = merged.index_select(0, as_index_tensor(linear.reshape(-1), x))
     result = picked.reshape(index_shape + tuple(x._shape[d] for d in rest))
     adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
     if adjacent and dims[0] > 0:
@@ -197,11 +195,11 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
     return result
 
 
-def _check_in_bounds(index: Tensor, dim: int, size: int) -> None:
+def _check_in_bounds(index: np.ndarray, dim: int, size: int) -> None:
     """PyTorch's IndexError for an index outside ``[-size, size)``, naming the first one."""
-    if index.numel() and ((index >= size).any() or (index < -size).any()):
-        bad = index.detach().cpu().numpy()
-        worst = bad[(bad >= size) | (bad < -size)].reshape(-1)[0]
+    bad = index[(index >= size) | (index < -size)]
+    if bad.size:
+        worst = bad.reshape(-1)[0]
         raise IndexError(f"index {worst} is out of bounds for dimension {dim} with size {size}")
 
 
