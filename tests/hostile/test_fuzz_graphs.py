@@ -6,9 +6,16 @@ that are harder to get right: an empty tensor (a size 0), and non-contiguous vie
 leaves (transposed, sliced with a step, expanded) in the pool of operands. Every value
 and every leaf gradient must equal PyTorch's. Seeds start at 10,000, apart from the ones
 that test file uses.
+
+Then the leak check: with the garbage collector off, dropping the program must free every
+tensor of its graph by reference counting alone, as in PyTorch (a graph kept alive by a
+reference cycle is memory that training loops lose every step).
 """
 
 from __future__ import annotations
+
+import gc
+import weakref
 
 import pytest
 import torch
@@ -19,6 +26,7 @@ from tests.autograd.test_random_graphs import Program
 from .budget import fuzz_count
 
 COUNT = fuzz_count(100)  # graphs per backend
+LEAK_COUNT = fuzz_count(25)  # graphs per backend checked for leaks
 STEPS = 20
 EMPTY_SHAPES = [(0,), (0, 4), (3, 0), (2, 0, 4)]
 VIEWS = {  # name: view of a leaf, for the leaf's number of dimensions
@@ -53,3 +61,21 @@ def test_fuzz_graph(backend, seed):
     for _ in range(STEPS):
         program.step()
     program.check_gradients()
+
+
+@pytest.mark.parametrize("seed", range(10_000, 10_000 + LEAK_COUNT), ids=lambda seed: f"seed-{seed}-")
+def test_fuzz_graph_is_freed_without_the_garbage_collector(backend, seed):
+    gc.collect()
+    gc.disable()
+    try:
+        program = HostileProgram(seed)
+        for _ in range(STEPS):
+            program.step()
+        program.check_gradients()
+        tensors = [weakref.ref(m) for m, _ in program.pool]
+        steps = program.where()
+        del program
+        alive = sum(tensor() is not None for tensor in tensors)
+    finally:
+        gc.enable()
+    assert alive == 0, f"{alive} of {len(tensors)} tensors outlive their graph: {steps}"
