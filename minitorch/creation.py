@@ -253,11 +253,11 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype.is_floating_point:
-        count = math.ceil((float(end) - float(start)) / float(step))
-        values = start + np.arange(count, dtype=np.float64) * step
+        count, kind = math.ceil((float(end) - float(start)) / float(step)), np.float64
     else:
-        count = -((start - end) // step)  # the exact ceiling of an integer quotient
-        values = start + np.arange(count, dtype=np.int64) * step
+        count, kind = -((start - end) // step), np.int64  # the exact ceiling of an integer quotient
+    with allocating(_sizes((count,)), 8):
+        values = start + np.arange(count, dtype=kind) * step
     return _finish(values, dtype, device, requires_grad)
 
 
@@ -280,9 +280,10 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     else:
         real, first, last = np.float64, np.float64(int(start)), np.float64(int(end))
     step = (last - first) / real(max(steps - 1, 1))
-    i = np.arange(steps)
-    up = first + step * i.astype(real)
-    down = last - step * (steps - 1 - i).astype(real)
+    with allocating(_sizes((steps,)), 8):
+        i = np.arange(steps)
+        up = first + step * i.astype(real)
+        down = last - step * (steps - 1 - i).astype(real)
     halfway = steps // 2 if steps > 1 else 1  # one step: just ``start``
     return _finish(np.where(i < halfway, up, down), dtype, device, requires_grad)
 
@@ -293,7 +294,9 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
-    return _finish(np.eye(n, m), as_dtype(dtype or get_default_dtype()), device, requires_grad)
+    with allocating(_sizes((n, n if m is None else m)), 8):
+        values = np.eye(n, m)
+    return _finish(values, as_dtype(dtype or get_default_dtype()), device, requires_grad)
 
 
 def _random(values: np.ndarray, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
@@ -338,7 +341,9 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None) -> Tensor:  # fmt: skip
     """A random permutation of ``0 .. n-1``."""
     rng = (generator or default_generator).numpy
-    return _finish(rng.permutation(n), as_dtype(dtype or int64), device, False)
+    with allocating(_sizes((n,)), 8):
+        values = rng.permutation(n)
+    return _finish(values, as_dtype(dtype or int64), device, False)
 
 
 def _like(t: Tensor, dtype: Any, device: Any) -> dict:

@@ -94,6 +94,10 @@ def test_view_of_an_offset_tensor_is_checked_against_the_whole_storage():
         lambda lib: lib.full((2**62, 4), 1.0),
         lambda lib: lib.zeros(0, 2**62, 4),
         lambda lib: lib.ones(2).new_zeros(2**62, 4),
+        lambda lib: lib.arange(2**62),
+        lambda lib: lib.linspace(0, 1, 2**62),
+        lambda lib: lib.eye(2**31),
+        lambda lib: lib.randperm(2**62),
     ],
 )
 def test_overflowing_shapes_raise_runtime_error_like_pytorch(make):
