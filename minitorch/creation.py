@@ -133,9 +133,10 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         _nested_shape(data)  # raises on ragged lists
         if isinstance(data, (list, tuple)):
             data = _unwrap_tensors(data)
-        array = _python_numbers(data, as_dtype(dtype) if dtype is not None else None)
+        wanted = as_dtype(dtype) if dtype is not None else None
+        array = _python_numbers(data, wanted)
         inferred = _infer_dtype(array) if array.size or array.dtype.kind != "f" else get_default_dtype()
-        check_array_fits(array, as_dtype(dtype) if dtype is not None else inferred)
+        check_array_fits(array, wanted or inferred)  # Python numbers must fit; arrays are cast
     return _finish(array, as_dtype(dtype) if dtype is not None else inferred, device, requires_grad)
 
 
@@ -153,8 +154,9 @@ def _python_numbers(data: Any, dtype: DType | None) -> np.ndarray:
     if array.dtype == object or array.dtype.kind == "u" or beyond_int64:
         numbers = array.reshape(-1).tolist() if array.dtype == object else _flat(data)
         if any(type(v) is int and not -(2**63) <= v < 2**63 for v in numbers):
-            has_float = any(isinstance(v, float) for v in numbers)
-            if dtype.category == 1 if dtype is not None else not has_float:
+            all_ints = not any(isinstance(v, float) for v in numbers)
+            integer_result = dtype.category == 1 if dtype is not None else all_ints
+            if integer_result:
                 raise ValueError("Overflow when unpacking long long: an integer beyond the int64 "
                                  "range fits only a float or bool tensor (pass dtype=minitorch.float64)")
             array = np.array(data, dtype=np.float64)
