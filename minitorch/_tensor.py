@@ -62,7 +62,8 @@ class Tensor:
     __slots__ = (
         "_storage", "_shape", "_strides", "_offset", "dtype", "device",
         "_requires_grad", "grad", "_grad_fn", "_output_nr", "_base", "_version_counter",
-        "_grad_accumulator", "_retains_grad", "_history_version", "__weakref__",
+        "_grad_accumulator", "_backward_hooks", "_retains_grad", "_history_version",
+        "__weakref__",
     )  # fmt: skip
 
     def __init__(
@@ -89,6 +90,7 @@ class Tensor:
         self._version_counter = base._version_counter if base is not None else VersionCounter()
         self._history_version = self._version_counter.value  # a view's: see ``grad_fn``
         self._grad_accumulator: weakref.ref | None = None
+        self._backward_hooks: dict | None = None  # a leaf's hooks, shared with its node
         self._retains_grad = False
 
     # ----- making tensors (used by ops; users call minitorch.zeros etc.) -------------

@@ -78,23 +78,27 @@ def _count_dependencies(roots: Sequence[Node]) -> dict[Node, int]:
 
 
 def _nodes_leading_to(roots: Sequence[Node], targets: set[Node]) -> set[Node]:
-    """The nodes from which some target is reachable (the only ones ``grad`` needs)."""
-    useful: dict[Node, bool] = {}
+    """The nodes from which some target is reachable (the only ones ``grad`` needs).
 
-    def visit(node: Node) -> bool:
-        if node in useful:
-            return useful[node]
-        useful[node] = node in targets  # provisional; graphs are acyclic
-        found = node in targets
-        for next_node, _ in node.next_functions:
-            if next_node is not None and visit(next_node):
-                found = True
-        useful[node] = found
-        return found
-
-    for root in roots:
-        visit(root)
-    return {node for node, ok in useful.items() if ok}
+    A depth-first walk that decides for each node *after* its next nodes (post-order):
+    useful = node is a target, or any of its next nodes is useful. (Written with a stack,
+    not a recursive inner function: that would be a reference cycle keeping the graph
+    alive, and would overflow Python's stack on long chains.)"""
+    useful: set[Node] = set()
+    finished: set[Node] = set()
+    stack = [(root, False) for root in roots]
+    while stack:
+        node, next_nodes_finished = stack.pop()
+        if node in finished:
+            continue
+        if not next_nodes_finished:
+            stack.append((node, True))
+            stack.extend((n, False) for n, _ in node.next_functions if n is not None)
+            continue
+        finished.add(node)
+        if node in targets or any(n in useful for n, _ in node.next_functions):
+            useful.add(node)
+    return useful
 
 
 def run_backward(

@@ -27,7 +27,7 @@ and can be differentiated again.
 points to its node, a node to its ``ctx`` and to the nodes of its inputs, a ``ctx`` to
 the tensors it saved. Nothing points back: ``ctx`` does not know its node (the node hands
 itself over when backward unpacks the saved tensors), a saved output is kept without its
-``grad_fn``, and a leaf's ``AccumulateGrad`` knows its leaf only by a weak reference. So
+``grad_fn``, and a leaf knows its ``AccumulateGrad`` only by a weak reference. So
 the moment the last tensor of a graph goes away, Python's reference counting frees the
 whole graph at once, with no wait for the cycle collector (as in PyTorch).
 """
@@ -77,23 +77,18 @@ class Node:
 class AccumulateGrad(Node):
     """The node of a leaf tensor: adds the incoming gradient into ``leaf.grad``.
 
-    It holds the leaf by a weak reference (the leaf holds its node, for hooks): a leaf
-    nobody can see any more needs no gradient."""
+    The node holds its leaf; the leaf holds its node only by a weak reference (and its
+    hooks, ``register_hook``, in a dict it shares with the node), so no cycle forms."""
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
-        self._variable = weakref.ref(variable)
-
-    @property
-    def variable(self) -> Tensor | None:
-        """The leaf whose ``.grad`` this node fills (``None`` once it is gone)."""
-        return self._variable()
+        self.variable = variable
+        if variable._backward_hooks is not None:
+            self.tensor_hooks = variable._backward_hooks
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-        grad = grads[0]
-        leaf = self.variable
-        if grad is not None and leaf is not None:
-            accumulate_grad(leaf, grad)
+        if grads[0] is not None:
+            accumulate_grad(self.variable, grads[0])
         return ()
 
 

@@ -54,8 +54,8 @@ def register_hook(t: Tensor, hook: Any) -> Any:
     node, output_nr = gradient_edge(t)
     hooks = node.tensor_hooks.setdefault(output_nr, [])
     hooks.append(hook)
-    if t.is_leaf:  # the leaf now keeps its node (and so the hook) alive
-        t._grad_accumulator = lambda: node
+    if t.is_leaf:  # the leaf keeps the hooks (not the node: that would be a cycle)
+        t._backward_hooks = node.tensor_hooks
     return _RemovableHandle(hooks, hook)
 
 
