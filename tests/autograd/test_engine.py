@@ -421,3 +421,39 @@ def test_integer_inputs_in_graph_get_no_grad():
     (t * ti).sum().backward()
     assert_close(m.grad, t.grad)
     assert mi.grad is None and not mi.requires_grad
+
+
+def _inputs_case(lib, which):
+    x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    w = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    h = x * w
+    if which == "retained":
+        h.retain_grad()
+    loss = (h * h).sum() + w.sum()
+    chosen = {"x": [x], "w": w, "h": [h], "x and h": [x, h], "retained": [w]}[which]
+    loss.backward(inputs=chosen)
+    return x.grad, w.grad, h.grad
+
+
+@pytest.mark.parametrize("which", ["x", "w", "h", "x and h", "retained"])
+def test_backward_inputs_accumulates_into_the_listed_tensors_only(which):
+    """Issue 18.4d: ``backward(inputs=...)`` was ignored. Listed tensors may be leaves or
+    not; no other ``.grad`` changes (not even a retained one)."""
+    mine = _inputs_case(mt, which)
+    theirs = _inputs_case(torch, which)
+    for m, t in zip(mine, theirs):
+        assert (m is None) == (t is None)
+        if m is not None:
+            assert_close(m, t)
+
+
+def test_backward_inputs_accumulates_across_calls_and_rejects_an_empty_list():
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    (x * 3).sum().backward(inputs=[x])
+    (x * 3).sum().backward(inputs=[x])
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 6.0])
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        (x * 3).sum().backward(inputs=[])
+    unused = mt.ones(2, requires_grad=True)
+    (x * 3).sum().backward(inputs=[unused])
+    assert unused.grad is None

@@ -128,3 +128,52 @@ def test_backward_works_inside_no_grad_for_a_graph_built_outside():
     with mt.no_grad():
         y.backward()
     assert x.grad.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("decorator", ["no_grad()", "no_grad", "enable_grad()", "set_grad_enabled(False)"])
+def test_decorated_generator_runs_in_the_mode_and_yields_back_the_callers(decorator):
+    """Issue 18.4e: as in PyTorch, the mode holds while the generator's own code runs,
+    and the caller's mode is back between yields."""
+    seen = {}
+    for lib in (mt, torch):
+        make = eval(f"lib.{decorator}")  # noqa: S307 - the four spellings, from the list above
+
+        def generator(x, lib=lib):
+            received = yield lib.is_grad_enabled(), (x * 2).requires_grad
+            yield lib.is_grad_enabled(), received
+            return "done"
+
+        generator = make(generator)
+        x = lib.ones(2, requires_grad=True)
+        with lib.set_grad_enabled(not decorator.startswith("enable")):  # the other mode
+            caller_mode = lib.is_grad_enabled()
+            gen = generator(x)
+            first = next(gen)
+            between = lib.is_grad_enabled()
+            second = gen.send("hello")
+            try:
+                next(gen)
+                result = None
+            except StopIteration as stop:
+                result = stop.value
+            after = lib.is_grad_enabled()
+        seen[lib.__name__] = (first, between == caller_mode, second, result, after == caller_mode)
+    assert seen["minitorch"] == seen["torch"]
+
+
+def test_exception_thrown_into_a_decorated_generator_reaches_it_in_its_mode():
+    log = []
+
+    @mt.no_grad()
+    def generator():
+        try:
+            yield 1
+        except ValueError:
+            log.append(mt.is_grad_enabled())
+            yield 2
+
+    gen = generator()
+    assert next(gen) == 1
+    assert gen.throw(ValueError("x")) == 2
+    gen.close()
+    assert log == [False] and mt.is_grad_enabled()

@@ -211,3 +211,55 @@ def test_in_place_after_multiplying_by_a_python_scalar_works_like_torch():
         return z * y.detach()
 
     run_both(fn)
+
+
+def _view_then_write_base(lib):
+    """Issue 18.4a: ``b`` is taken before ``a`` is written in place."""
+    x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    a = x * 1
+    b = a[:2]
+    a[0].mul_(10)
+    return x, b
+
+
+def test_view_taken_before_an_in_place_write_to_its_base_sees_the_new_history():
+    mx, mb = _view_then_write_base(mt)
+    tx, tb = _view_then_write_base(torch)
+    assert mb.grad_fn.name() == tb.grad_fn.name() == "AsStridedBackward0"
+    (mb * mb).sum().backward()
+    (tb * tb).sum().backward()
+    assert_close(mx.grad, tx.grad)
+
+
+def _sibling_views(lib):
+    """A view of a base with no history, after another view of it is written with a
+    tensor that requires grad: the first view now depends on that tensor too."""
+    a = lib.zeros(4, dtype=lib.float64)
+    b, c = a[:3], a[1:]
+    w = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    c.copy_(w * 3)
+    return w, b, c
+
+
+def test_sibling_view_of_a_base_without_history_gets_one_after_a_write():
+    mw, mb, mc = _sibling_views(mt)
+    tw, tb, tc = _sibling_views(torch)
+    assert mb.requires_grad and tb.requires_grad
+    ((mb * mb).sum() + mc.sum()).backward()
+    ((tb * tb).sum() + tc.sum()).backward()
+    assert_close(mw.grad, tw.grad)
+
+
+def test_view_of_a_view_and_a_transposed_view_after_writes_through_another_view():
+    data = RNG.standard_normal((3, 4))
+    results = []
+    for lib in (mt, torch):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        a = x * 1.5
+        t = a.t()
+        row = a[1][1:]
+        a[:, 0].mul_(2)
+        a[2].add_(x[0])
+        ((t * t).sum() + row.sum() * 3).backward()
+        results.append(x.grad)
+    assert_close(*results)
