@@ -1,8 +1,9 @@
 """Shared fixtures.
 
 * ``backend``: every test under ``tests/core`` and ``tests/autograd`` runs once per CPU
-  backend (``reference``, ``numba``) inside ``with minitorch.backend(name):``. The
-  autouse hook lives in ``tests/core/conftest.py`` and ``tests/autograd/conftest.py``.
+  backend (``reference``, ``numba``; ``numba_simple`` for the op table only) inside
+  ``with minitorch.backend(name):``. The autouse hook lives in ``tests/core/conftest.py``
+  and ``tests/autograd/conftest.py``.
   A backend whose module cannot be imported yet is skipped (the only allowed skip).
 * ``device``: ``"cpu"``, plus ``"cuda"`` when ``minitorch.cuda.is_available()`` (also true
   on the CUDA emulator, ``MINITORCH_CUDA=emulator``).
@@ -15,7 +16,11 @@ from __future__ import annotations
 
 import pytest
 
-CPU_BACKENDS = ["reference", "numba"]
+CPU_BACKENDS = ["reference", "numba", "numba_simple"]
+# numba_simple (the reference's loops compiled, a readable tier) runs only the op table
+# against torch here: tests/backends checks each of its kernels, and the whole core and
+# autograd suites on it would cost minutes of compiling in a fresh checkout for little.
+PARTIAL_BACKENDS = {"numba_simple": {"test_ops.py"}}
 
 
 def _cuda_available() -> bool:
@@ -43,6 +48,18 @@ def backend(request):
         pytest.skip(f"backend {name} not available: {type(error).__name__}: {error}")
     with minitorch.backend(name):
         yield name
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect the tests a partial backend does not run (see ``PARTIAL_BACKENDS``)."""
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        files = PARTIAL_BACKENDS.get(callspec.params.get("backend")) if callspec else None
+        (drop if files is not None and item.path.name not in files else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 @pytest.fixture(scope="module", params=DEVICES)
