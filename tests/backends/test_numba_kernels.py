@@ -134,7 +134,12 @@ FLOAT_ONLY_MAP = {
 }  # fmt: skip
 
 
+INTEGER_ONLY = {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"}  # bools use logical_*
+
+
 def map_dtypes(op):
+    if op in INTEGER_ONLY:
+        return INTS
     if op in FLOAT_ONLY_MAP:
         return FLOATS
     if op == "logical_not":
@@ -235,6 +240,8 @@ def test_large_tensors_take_the_parallel_path():
 
 
 def zip_dtypes(op):
+    if op in INTEGER_ONLY:
+        return INTS
     if op in ("div",):
         return FLOATS
     if op in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"):
