@@ -19,6 +19,16 @@ from minitorch.layout import broadcast_shapes, expand
 Number = bool | int | float
 
 
+def require_tensor(function: str, value: Any, argument: str = "input") -> None:
+    """PyTorch's TypeError when a function that needs a tensor is given something else
+    (``None``, a list, a number): the message names the argument and the fix."""
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"{function}(): argument '{argument}' must be Tensor, not {type(value).__name__} "
+            f"(convert it with minitorch.tensor(...))"
+        )
+
+
 def is_number(value: object) -> bool:
     """A Python number, or a NumPy scalar such as ``np.float32(2)`` (PyTorch treats both
     alike: ``np.float64(2) * float32_tensor`` stays float32)."""

@@ -13,7 +13,7 @@ from typing import Any
 from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_, result_type
 from minitorch.ops.binary import apply_zip
-from minitorch.ops.common import python_number
+from minitorch.ops.common import python_number, require_tensor
 
 
 def _compare(op: str) -> Any:
@@ -68,4 +68,6 @@ def allclose(a: Tensor, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
 
 def equal(a: Tensor, b: Tensor) -> bool:
     """True when both have the same shape and the same values."""
+    require_tensor("equal", a)
+    require_tensor("equal", b, "other")
     return tuple(a.shape) == tuple(b.shape) and bool((a == b).all())

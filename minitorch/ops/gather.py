@@ -23,7 +23,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, check_scalar_fits, from_numpy_dtype, int32, int64
 from minitorch.layout import contiguous_strides, normalize_dim
-from minitorch.ops.common import broadcast_view, cast
+from minitorch.ops.common import broadcast_view, cast, require_tensor
 
 INDEX_DTYPES = (int64, int32, bool_)
 
@@ -56,6 +56,7 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     """Indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one 1-D tensor
     per dimension with ``as_tuple=True``. (A 0-d tensor counts as one element: ``(n, 0)``,
     or one tensor ``[0]`` or ``[]``, as in PyTorch.)"""
+    require_tensor("nonzero", x)
     found = np.nonzero(np.atleast_1d(x.detach().cpu().numpy()))
     columns = [as_index_tensor(f.astype(np.int64), x) for f in found]
     if as_tuple:

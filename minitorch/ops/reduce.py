@@ -18,7 +18,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, float64, int64
 from minitorch.layout import normalize_dim, normalize_dims, numel
-from minitorch.ops.common import cast
+from minitorch.ops.common import cast, require_tensor
 
 # (values, indices), like PyTorch's torch.return_types.max
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -367,6 +367,7 @@ class LogSoftmax(Function):
 
 
 def _softmax_input(x: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
+    require_tensor("softmax", x)
     if dtype is not None:
         x = x.to(dtype)
     elif not x.dtype.is_floating_point:  # PyTorch refuses too: a softmax of integers is float
@@ -398,7 +399,8 @@ def log_softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
 def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
     """The vector p-norm over ``dim`` (all elements by default): ``p=2`` (or "fro") is
     ``sqrt(sum(x^2))``, ``p=1`` is ``sum(|x|)``, ``p=inf`` is ``max(|x|)``. The gradient
-    at a zero vector is 0, as in PyTorch (see ``Root``)."""
+    at a zero vector is 0, as in PyTorch (see ``Root``). ``p=0`` counts the nonzeros."""
+    require_tensor("norm", x)
     dims = reduction_dims(dim, x.ndim)
     if not x.dtype.is_floating_point:
         raise RuntimeError(
@@ -407,6 +409,8 @@ def norm(x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> T
         )
     if p in ("fro", 2, 2.0):
         return Root.apply((x * x).sum(dims, keepdim), 2)
+    if p == 0:
+        return (x != 0).sum(dims, keepdim).to(x.dtype)
     if p == 1:
         return x.abs().sum(dims, keepdim)
     if p == float("inf"):

@@ -28,7 +28,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.engine import sum_to
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64, result_type
-from minitorch.ops.common import cast
+from minitorch.ops.common import cast, require_tensor
 
 
 def sizes_from(args: tuple) -> tuple[int, ...]:
@@ -398,6 +398,7 @@ def clone(x: Tensor) -> Tensor:
 
 def flip(x: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy; each dim at most once)."""
+    require_tensor("flip", x)
     dims = sizes_from(args if dims is None else (dims,))
     return Flip.apply(x, layout.normalize_dims(tuple(dims), x.ndim))
 

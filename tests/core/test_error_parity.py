@@ -60,6 +60,11 @@ CASES = {
     "tensor @ number": lambda lib: floats(lib) @ 2,
     "bmm with a list": lambda lib: lib.bmm(floats(lib).reshape(1, 2, 3), [[[1.0]]]),
     "dot with a list": lambda lib: lib.dot(floats(lib)[0], [1.0, 2.0, 3.0]),
+    "flip(None)": lambda lib: lib.flip(None, (0,)),
+    "softmax(None)": lambda lib: lib.softmax(None, 0),
+    "nonzero(str)": lambda lib: lib.nonzero("x"),
+    "equal(tensor, number)": lambda lib: lib.equal(floats(lib), 1.5),
+    "Tensor.equal(tuple)": lambda lib: floats(lib).equal((-1, -1)),
     # == and != with anything
     "tensor == None": lambda lib: floats(lib) == None,  # noqa: E711 - the point of the case
     "tensor != None": lambda lib: floats(lib) != None,  # noqa: E711
@@ -134,6 +139,8 @@ CASES = {
     "norm of bool": lambda lib: lib.norm(bools(lib)),
     "Tensor.norm of int": lambda lib: ints(lib).norm(),
     "norm of int, p=1": lambda lib: ints(lib).norm(1),
+    "norm, p=0 (count of nonzeros)": lambda lib: floats(lib).t().norm(0),
+    "norm, p=0 along a dim": lambda lib: lib.norm(floats(lib), 0, dim=1),
     "logsumexp of int": lambda lib: lib.logsumexp(ints(lib), 1),
     "mean of int": lambda lib: ints(lib).mean(),
     "std of int": lambda lib: ints(lib).std(),
