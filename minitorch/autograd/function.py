@@ -41,7 +41,7 @@ from typing import Any
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import is_grad_enabled
-from minitorch.autograd.grad_mode import state as grad_mode_state
+from minitorch.autograd.grad_mode import thread_state as grad_mode_of_thread
 
 _sequence = itertools.count()
 
@@ -263,7 +263,7 @@ class Function:
             isinstance(a, Tensor) and (a._requires_grad or (a._base is not None and a.requires_grad))
             for a in args
         )
-        mode = grad_mode_state  # this thread's grad mode (see grad_mode.py)
+        mode = grad_mode_of_thread.mode  # this thread's grad mode (see grad_mode.py)
         grad_enabled = mode.enabled
         record = grad_enabled and any(ctx.needs_input_grad)
         # Run forward with grad mode off, naming the op for dispatch traces. (The same as
