@@ -18,7 +18,13 @@
 
 Leaves end in ``AccumulateGrad`` nodes, which add into ``leaf.grad``.
 ``minitorch.autograd.grad`` runs the same walk but returns the gradients of the chosen
-inputs instead of accumulating into ``.grad``.
+inputs instead of accumulating into ``.grad``; ``backward(inputs=[...])`` runs it too and
+accumulates only into the ``.grad`` of those tensors.
+
+Autograd is the layer *below* the ops (every op is a ``Function``), so this file imports
+nothing from ``minitorch.ops``: the sums of un-broadcasting, the additions of fan-out and
+the dtype casts are ``Tensor`` methods, which ``minitorch/ops/__init__.py`` attaches to
+``Tensor`` when the package loads.
 """
 
 from __future__ import annotations

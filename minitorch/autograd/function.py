@@ -29,7 +29,10 @@ the tensors it saved. Nothing points back: ``ctx`` does not know its node (the n
 itself over when backward unpacks the saved tensors), a saved output is kept without its
 ``grad_fn``, and a leaf knows its ``AccumulateGrad`` only by a weak reference. So
 the moment the last tensor of a graph goes away, Python's reference counting frees the
-whole graph at once, with no wait for the cycle collector (as in PyTorch).
+whole graph at once, with no wait for the cycle collector (as in PyTorch). One cycle can
+only be made by the user, and PyTorch documents it too: ``loss.backward(create_graph=True)``
+stores in ``x.grad`` a gradient whose graph leads back to ``x``; set ``x.grad = None``
+after use, or take higher derivatives with ``autograd.grad``.
 """
 
 from __future__ import annotations
