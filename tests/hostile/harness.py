@@ -18,9 +18,11 @@ for the named repros, raises exactly the type PyTorch raises (``Case.expect``).
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -61,6 +63,7 @@ def child_environment(backend: str) -> dict:
     if STRICT:
         if _strict_cache_dir is None:  # kernels compiled with bounds checks stay apart
             _strict_cache_dir = tempfile.mkdtemp(prefix="minitorch-boundscheck-")
+            atexit.register(shutil.rmtree, _strict_cache_dir, True)
         env.update(MALLOC_CHECK_="3", NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=_strict_cache_dir)
     return env
 
