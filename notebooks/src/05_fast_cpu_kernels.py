@@ -97,6 +97,26 @@ print("correct:", bool((out == -a).all()))
 # The first call paid for compilation. minitorch's backend compiles each kernel with
 # `cache=True`, so Numba stores the machine code on disk and later processes load it
 # instead of compiling again.
+
+# %% [markdown]
+# ## Three backends, one specification
+#
+# minitorch ships this very step as a backend of its own: `numba_simple`
+# (`minitorch/backends/numba_simple.py`) is the reference backend's loops, with
+# `layout.py`'s index functions, compiled by `numba.njit` and nothing else. The tuned
+# `numba` backend (`minitorch/backends/numba/`, the default) adds the tricks of the next
+# sections. All three compute the same primitives and pass the same tests, so you can
+# switch between them and watch only the speed change:
+
+# %%
+x = minitorch.randn(200, 200)
+y = minitorch.randn(200, 200).t()   # a transposed operand: no flat loop possible
+timings = {}
+for name in ["reference", "numba_simple", "numba"]:
+    with minitorch.backend(name):
+        result = x + y                                  # compiles or loads the kernel
+        timings[name] = best_time(lambda: x + y, repeat=1 if name == "reference" else 5)
+    print(f"{name:13s} {timings[name] * 1e3:9.3f} ms   same values: {bool((result == x + y).all())}")
 #
 # ## The contiguous fast path
 #
