@@ -31,7 +31,7 @@ import minitorch as mt
 from .budget import fuzz_count
 from .harness import PYTORCH_ERRORS
 
-COUNT = fuzz_count(600)  # cases per backend
+COUNT = fuzz_count(1500)  # cases per backend
 SIZES = (0, 0, 2, 3, 5)  # what a size above 1 may become
 
 
