@@ -234,6 +234,8 @@ def amin(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 
 def _arg(op: str, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    if x.dtype == bool_:  # PyTorch refuses too: which of several Trues is "largest"?
+        raise RuntimeError(f"{op}(): does not support bool input (convert first with x.int())")
     if dim is None:
         flat = x.reshape(-1)
         result = arg_fold(op, flat, 0)
@@ -370,7 +372,7 @@ def _softmax_input(x: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
     require_tensor("softmax", x)
     if dtype is not None:
         x = x.to(dtype)
-    elif not x.dtype.is_floating_point:  # PyTorch refuses too: a softmax of integers is float
+    elif not x.dtype.is_floating_point and x.numel() > 0:  # (PyTorch lets an empty one through)  # PyTorch refuses too: a softmax of integers is float
         raise NotImplementedError(
             f"softmax is not implemented for {x.dtype.name} tensors; pass "
             f"dtype=minitorch.float32 or convert first with x.float()"
@@ -384,6 +386,8 @@ def _softmax_input(x: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
 def softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, stable for large inputs."""
     x, d = _softmax_input(x, dim, dtype)
+    if x.numel() == 0:  # nothing to normalise (and no max to subtract over a size-0 dim)
+        return x.clone()
     if x.ndim == 0:
         return Softmax.apply(x.unsqueeze(0), 0).squeeze(0)
     return Softmax.apply(x, d)
@@ -392,6 +396,8 @@ def softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
 def log_softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed without overflow."""
     x, d = _softmax_input(x, dim, dtype)
+    if x.numel() == 0:  # nothing to normalise (and no max to subtract over a size-0 dim)
+        return x.clone()
     if x.ndim == 0:
         return LogSoftmax.apply(x.unsqueeze(0), 0).squeeze(0)
     return LogSoftmax.apply(x, d)

@@ -378,7 +378,9 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     size = x._shape[layout.normalize_dim(dim, x.ndim)]
-    return split(x, max(math.ceil(size / chunks), 1), dim)
+    if size == 0:  # PyTorch: `chunks` empty pieces (a split of size 0 would give one)
+        return split(x, [0] * chunks, dim)
+    return split(x, math.ceil(size / chunks), dim)
 
 
 def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
