@@ -372,7 +372,8 @@ def _softmax_input(x: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:
     require_tensor("softmax", x)
     if dtype is not None:
         x = x.to(dtype)
-    elif not x.dtype.is_floating_point and x.numel() > 0:  # (PyTorch lets an empty one through)  # PyTorch refuses too: a softmax of integers is float
+    elif not x.dtype.is_floating_point and x.numel() > 0:
+        # PyTorch refuses too (a softmax of integers is float), but lets an empty one through
         raise NotImplementedError(
             f"softmax is not implemented for {x.dtype.name} tensors; pass "
             f"dtype=minitorch.float32 or convert first with x.float()"
