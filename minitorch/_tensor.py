@@ -32,6 +32,7 @@ from minitorch.layout import (
     is_contiguous,
     normalize_dim,
     numel,
+    out_of_memory,
 )
 
 
@@ -99,8 +100,10 @@ class Tensor:
     def _empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with its own (uninitialised) storage."""
         count = checked_numel(shape, dtype.itemsize)
-        with allocating(shape, dtype.itemsize):
+        try:
             storage = dispatch.empty(count, dtype.numpy, device.type)
+        except MemoryError as error:
+            raise out_of_memory(shape, dtype.itemsize) from error
         return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
 
     @staticmethod

@@ -95,6 +95,8 @@ def checked_numel(shape: Sequence[int], itemsize: int = 1) -> int:
     """
     shape = tuple(shape)
     count = numel(shape)
+    if 0 < count < 2**48:  # the common case: no size is 0, so none of the three can overflow
+        return count
     before_zero = shape[: shape.index(0)] if 0 in shape else shape
     if count > INT64_MAX or numel(before_zero) >= 2**64:
         raise RuntimeError(
@@ -114,19 +116,25 @@ def checked_numel(shape: Sequence[int], itemsize: int = 1) -> int:
     return count
 
 
+def out_of_memory(shape: Sequence[int], itemsize: int) -> RuntimeError:
+    """The error for a storage the machine cannot hold. A count that passes
+    ``checked_numel`` may still be more memory than there is (``ones(2**40)``: 4 TiB);
+    NumPy then raises ``MemoryError``, PyTorch a ``RuntimeError`` naming the bytes."""
+    return RuntimeError(
+        f"can't allocate memory: you tried to allocate {numel(shape) * itemsize} bytes for "
+        f"a tensor of sizes {list(shape)}. Use smaller sizes."
+    )
+
+
 @contextlib.contextmanager
 def allocating(shape: Sequence[int], itemsize: int) -> Iterator[None]:
-    """Allocate a storage for ``shape`` inside this block. A count that passes
-    ``checked_numel`` may still be more memory than the machine has (``ones(2**40)``:
-    4 TiB); NumPy then raises ``MemoryError``, PyTorch a ``RuntimeError`` naming the
-    bytes, which is what this turns it into."""
+    """Allocate a storage for ``shape`` inside this block: a ``MemoryError`` becomes
+    PyTorch's ``RuntimeError`` (``out_of_memory``). (``Tensor._empty``, which runs for
+    every op, writes the same as a plain ``try``, which costs nothing when it succeeds.)"""
     try:
         yield
     except MemoryError as error:
-        raise RuntimeError(
-            f"can't allocate memory: you tried to allocate {numel(shape) * itemsize} bytes for "
-            f"a tensor of sizes {list(shape)}. Use smaller sizes."
-        ) from error
+        raise out_of_memory(shape, itemsize) from error
 
 
 def contiguous_strides(shape: Sequence[int]) -> Strides:
