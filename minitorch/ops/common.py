@@ -7,6 +7,7 @@ calls directly.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,14 +20,25 @@ from minitorch.layout import broadcast_shapes, expand
 Number = bool | int | float
 
 
-def require_tensor(function: str, value: Any, argument: str = "input") -> None:
+def require_tensor(function: str, value: Any, argument: str = "input", position: int = 1) -> None:
     """PyTorch's TypeError when a function that needs a tensor is given something else
-    (``None``, a list, a number): the message names the argument and the fix."""
+    (``None``, a list, a number): the message names the argument and the fix. One
+    ``isinstance`` test, so the public functions call it before reading ``x.dtype``."""
     if not isinstance(value, Tensor):
         raise TypeError(
-            f"{function}(): argument '{argument}' must be Tensor, not {type(value).__name__} "
-            f"(convert it with minitorch.tensor(...))"
+            f"{function}(): argument '{argument}' (position {position}) must be Tensor, not "
+            f"{type(value).__name__} (convert it with minitorch.tensor(...))"
         )
+
+
+def require_tensors(function: str, values: Sequence[Any]) -> None:
+    """The same check for each element of a sequence of tensors (``cat``, ``stack``)."""
+    for i, value in enumerate(values):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{function}(): expected Tensor as element {i} in argument 0, but got "
+                f"{type(value).__name__} (convert it with minitorch.tensor(...))"
+            )
 
 
 def is_number(value: object) -> bool:

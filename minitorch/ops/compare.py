@@ -69,5 +69,5 @@ def allclose(a: Tensor, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
 def equal(a: Tensor, b: Tensor) -> bool:
     """True when both have the same shape and the same values."""
     require_tensor("equal", a)
-    require_tensor("equal", b, "other")
+    require_tensor("equal", b, "other", 2)
     return tuple(a.shape) == tuple(b.shape) and bool((a == b).all())

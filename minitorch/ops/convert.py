@@ -21,7 +21,7 @@ from minitorch.device import device as Device
 from minitorch.dtypes import ALL_DTYPES, as_dtype, bool_, float32, float64, int32, int64
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import contiguous_strides
-from minitorch.ops.common import cast
+from minitorch.ops.common import cast, require_tensor
 
 
 class ToCopy(Function):
@@ -92,6 +92,7 @@ def bool(x: Tensor) -> Tensor:  # noqa: A001
 
 
 def type_as(x: Tensor, other: Tensor) -> Tensor:
+    require_tensor("type_as", other, "other")
     return to(x, other.dtype)
 
 

@@ -29,7 +29,7 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.dtypes import bool_, check_scalar_fits
 from minitorch.layout import broadcast_shapes
-from minitorch.ops.common import as_operand, broadcast_view, cast, is_number
+from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor
 
 
 def check_inplace(t: Tensor) -> None:
@@ -147,6 +147,7 @@ def copy_(t: Tensor, src: Any) -> Tensor:
     """Copy ``src`` (broadcast to ``t``'s shape, converted to its dtype) into ``t``."""
     if is_number(src):
         return fill_(t, src)
+    require_tensor("copy_", src, "src")
     return apply_inplace(t, lambda old: src.expand(t.shape).to(t.dtype, device=t.device))
 
 

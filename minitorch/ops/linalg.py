@@ -95,6 +95,7 @@ class Linear(Function):
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``."""
+    _check_tensors("linear", x, weight)
     if x.ndim == 0 or weight.ndim != 2 or x._shape[-1] != weight._shape[1]:
         _check(x, weight.mT if weight.ndim == 2 else weight)
         raise RuntimeError(f"linear(): weight must be 2-D, got shape {list(weight.shape)}")

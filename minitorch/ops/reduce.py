@@ -176,12 +176,14 @@ def arg_fold(op: str, x: Tensor, dim: int) -> Tensor:
 
 def sum(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     """Sum over ``dim`` (an int, a tuple, or None for all)."""
+    require_tensor("sum", x)
     if dtype is not None:
         x = x.to(dtype)
     return Sum.apply(x, reduction_dims(dim, x.ndim), keepdim)
 
 
 def mean(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    require_tensor("mean", x)
     if dtype is not None:
         x = x.to(dtype)
     if not x.dtype.is_floating_point:
@@ -193,12 +195,14 @@ def mean(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 
 
 def prod(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    require_tensor("prod", x)
     if dtype is not None:
         x = x.to(dtype)
     return Prod.apply(x, normalize_dims(dim, x.ndim), keepdim)
 
 
 def _max_or_min(op: str, x: Tensor, dim: Any, keepdim: bool) -> Any:
+    require_tensor(op, x)
     if isinstance(dim, Tensor):  # max(a, b) is the elementwise maximum
         return x.maximum(dim) if op == "max" else x.minimum(dim)
     if dim is None:
@@ -226,14 +230,17 @@ def min(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
 
 
 def amax(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    require_tensor("amax", x)
     return Extreme.apply(x, "max", reduction_dims(dim, x.ndim), keepdim)
 
 
 def amin(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    require_tensor("amin", x)
     return Extreme.apply(x, "min", reduction_dims(dim, x.ndim), keepdim)
 
 
 def _arg(op: str, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    require_tensor(op, x)
     if x.dtype == bool_:  # PyTorch refuses too: which of several Trues is "largest"?
         raise RuntimeError(f"{op}(): does not support bool input (convert first with x.int())")
     if dim is None:
@@ -304,17 +311,20 @@ def var(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
         correction: Any = None) -> Tensor:  # fmt: skip
     """Variance: ``sum((x - mean)^2) / (n - correction)``; ``correction=1`` by default
     (Bessel's correction), ``unbiased=False`` means ``correction=0``."""
+    require_tensor("var", x)
     return _variance(x, dim, unbiased, keepdim, correction).to(x.dtype)
 
 
 def std(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:  # fmt: skip
     """Standard deviation: the square root of ``var`` (gradient 0 where it is 0)."""
+    require_tensor("std", x)
     return Root.apply(_variance(x, dim, unbiased, keepdim, correction), 2).to(x.dtype)
 
 
 def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` computed stably: subtract the max first, add it back after."""
+    require_tensor("logsumexp", x)
     dims = normalize_dims(dim, x.ndim)
     if not x.dtype.is_floating_point:
         x = x.float()
@@ -326,11 +336,13 @@ def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 
 def all(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True where every element (along ``dim``) is nonzero."""
+    require_tensor("all", x)
     return fold("all", cast(x, bool_), normalize_dims(dim, x.ndim), keepdim)
 
 
 def any(x: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """True where some element (along ``dim``) is nonzero."""
+    require_tensor("any", x)
     return fold("any", cast(x, bool_), normalize_dims(dim, x.ndim), keepdim)
 
 

@@ -28,7 +28,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.engine import sum_to
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64, result_type
-from minitorch.ops.common import cast, require_tensor
+from minitorch.ops.common import cast, require_tensor, require_tensors
 
 
 def sizes_from(args: tuple) -> tuple[int, ...]:
@@ -253,6 +253,7 @@ def view(x: Tensor, *shape: Any) -> Tensor:
 
 def reshape(x: Tensor, *shape: Any) -> Tensor:
     """Like ``view`` when possible; otherwise copies into a contiguous tensor first."""
+    require_tensor("reshape", x)
     new_shape = layout.infer_shape(sizes_from(shape), x.numel())
     if layout.view_strides(x._shape, x._strides, new_shape) is None:
         x = contiguous(x)
@@ -260,6 +261,7 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
 
 
 def permute(x: Tensor, *dims: Any) -> Tensor:
+    require_tensor("permute", x)
     return Permute.apply(x, sizes_from(dims))
 
 
@@ -274,6 +276,7 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def t(x: Tensor) -> Tensor:
     """Transpose a matrix (a 0-d or 1-d tensor is returned as it is)."""
+    require_tensor("t", x)
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
     return transpose(x, 0, 1) if x.ndim == 2 else View.apply(x, (x._shape, x._strides, x._offset))
@@ -285,6 +288,7 @@ def unsqueeze(x: Tensor, dim: int) -> Tensor:
 
 
 def squeeze(x: Tensor, dim: Any = None) -> Tensor:
+    require_tensor("squeeze", x)
     dims = layout.normalize_dims(dim, x.ndim) if x.ndim else ()
     return View.apply(x, layout.squeeze(x._shape, x._strides, x._offset, dims))
 
@@ -294,10 +298,12 @@ def expand(x: Tensor, *sizes: Any) -> Tensor:
 
 
 def expand_as(x: Tensor, other: Tensor) -> Tensor:
+    require_tensor("expand_as", other, "other")
     return Expand.apply(x, tuple(other.shape))
 
 
 def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    require_tensor("flatten", x)
     if x.ndim == 0:
         return reshape(x, (1,))
     start, end = layout.normalize_dim(start_dim, x.ndim), layout.normalize_dim(end_dim, x.ndim)
@@ -384,6 +390,7 @@ def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    require_tensor("unbind", x)
     d = layout.normalize_dim(dim, x.ndim)
     return tuple(select(x, d, i) for i in range(x._shape[d]))
 
@@ -395,6 +402,7 @@ def contiguous(x: Tensor) -> Tensor:
 
 def clone(x: Tensor) -> Tensor:
     """A copy with its own storage (keeping a dense tensor's dimension order)."""
+    require_tensor("clone", x)
     return Copy.apply(x, True)
 
 
@@ -410,6 +418,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    require_tensors("cat", tensors)
     checked = [t for t in tensors if not _is_legacy_empty(t)] or tensors
     d = layout.normalize_dim(dim, checked[0].ndim)
     reference = checked[0]
@@ -433,6 +442,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    require_tensors("stack", tensors)
     for i, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
             raise RuntimeError(

@@ -15,12 +15,14 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, int64
-from minitorch.ops.common import cast
+from minitorch.ops.common import cast, require_tensor
 from minitorch.scalar_ops import MAP_OPS
 
 
 def apply_map(op: str, x: Tensor) -> Tensor:
-    """Run one ``map`` kernel: ``out[i] = f(x[i])`` into a new contiguous tensor."""
+    """Run one ``map`` kernel: ``out[i] = f(x[i])`` into a new contiguous tensor.
+    Every unary op passes here first, so this is where a non-tensor is refused."""
+    require_tensor(op, x)
     scalar_op = MAP_OPS[op]
     if scalar_op.returns_float and not x.dtype.is_floating_point:
         x = cast(x, get_default_dtype())
@@ -313,6 +315,7 @@ def reciprocal(x: Tensor) -> Tensor:
 
 
 def sign(x: Tensor) -> Tensor:
+    require_tensor("sign", x)
     if x.dtype is bool_:
         return x.clone()  # the sign of True is True, of False False
     return Piecewise.apply(x, "sign")
@@ -332,6 +335,7 @@ def logical_not(x: Tensor) -> Tensor:
 
 def bitwise_not(x: Tensor) -> Tensor:
     """``~x``: every bit flipped on integers (``~5 == -6``), ``not`` on bools."""
+    require_tensor("bitwise_not", x)
     if x.dtype is bool_:
         return apply_map("logical_not", x)
     if x.dtype.is_floating_point:
@@ -348,6 +352,7 @@ def invert(x: Tensor) -> Tensor:
 
 def square(x: Tensor) -> Tensor:
     """``x * x`` (its derivative, ``2x``, comes from ``Mul``'s)."""
+    require_tensor("square", x)
     if x.dtype is bool_:
         x = cast(x, int64)  # PyTorch's square is pow(x, 2): int64 for a bool tensor
     return x * x
@@ -355,12 +360,15 @@ def square(x: Tensor) -> Tensor:
 
 def isnan(x: Tensor) -> Tensor:
     """True where ``x`` is NaN: the only value not equal to itself."""
+    require_tensor("isnan", x)
     return x != x
 
 
 def isinf(x: Tensor) -> Tensor:
+    require_tensor("isinf", x)
     return x.abs() == float("inf") if x.dtype.is_floating_point else x != x
 
 
 def isfinite(x: Tensor) -> Tensor:
+    require_tensor("isfinite", x)
     return (x - x) == 0 if x.dtype.is_floating_point else x == x
