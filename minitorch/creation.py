@@ -348,33 +348,46 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
     return _finish(values, as_dtype(dtype or int64), device, False)
 
 
-def _like(t: Tensor, dtype: Any, device: Any) -> dict:
+def _like(function: str, t: Tensor, dtype: Any, device: Any) -> dict:
+    """The dtype and device a ``*_like`` or ``new_*`` function takes from ``t`` (checked
+    first, so ``zeros_like(None)`` is PyTorch's TypeError and not an AttributeError)."""
+    if not isinstance(t, Tensor):
+        raise TypeError(
+            f"{function}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__} "
+            f"(convert it with minitorch.tensor(...))"
+        )
     return {"dtype": dtype or t.dtype, "device": device or t.device}
 
 
 def zeros_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return zeros(tuple(t.shape), requires_grad=requires_grad, **_like(t, dtype, device))
+    like = _like("zeros_like", t, dtype, device)
+    return zeros(tuple(t.shape), requires_grad=requires_grad, **like)
 
 
 def ones_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return ones(tuple(t.shape), requires_grad=requires_grad, **_like(t, dtype, device))
+    like = _like("ones_like", t, dtype, device)
+    return ones(tuple(t.shape), requires_grad=requires_grad, **like)
 
 
 def empty_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return zeros_like(t, dtype=dtype, device=device, requires_grad=requires_grad)
+    like = _like("empty_like", t, dtype, device)
+    return zeros(tuple(t.shape), requires_grad=requires_grad, **like)
 
 
 def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return full(tuple(t.shape), fill_value, requires_grad=requires_grad, **_like(t, dtype, device))
+    like = _like("full_like", t, dtype, device)
+    return full(tuple(t.shape), fill_value, requires_grad=requires_grad, **like)
 
 
 def rand_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return rand(tuple(t.shape), requires_grad=requires_grad, **_like(t, dtype, device))
+    like = _like("rand_like", t, dtype, device)
+    return rand(tuple(t.shape), requires_grad=requires_grad, **like)
 
 
 def randn_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return randn(tuple(t.shape), requires_grad=requires_grad, **_like(t, dtype, device))
+    like = _like("randn_like", t, dtype, device)
+    return randn(tuple(t.shape), requires_grad=requires_grad, **like)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -407,17 +420,17 @@ def from_dlpack(obj: Any) -> Tensor:
 
 def new_zeros(t: Tensor, *size: Any, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return zeros(_sizes(size), requires_grad=requires_grad, **_like(t, dtype, device))
+    return zeros(_sizes(size), requires_grad=requires_grad, **_like("new_zeros", t, dtype, device))
 
 
 def new_ones(t: Tensor, *size: Any, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return ones(_sizes(size), requires_grad=requires_grad, **_like(t, dtype, device))
+    return ones(_sizes(size), requires_grad=requires_grad, **_like("new_ones", t, dtype, device))
 
 
 def new_full(t: Tensor, size: Sequence[int], fill_value: Any, *, dtype: Any = None,
              device: Any = None, requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return full(size, fill_value, requires_grad=requires_grad, **_like(t, dtype, device))
+    return full(size, fill_value, requires_grad=requires_grad, **_like("new_full", t, dtype, device))
 
 
 def new_empty(t: Tensor, *size: Any, dtype: Any = None, device: Any = None,
@@ -427,4 +440,4 @@ def new_empty(t: Tensor, *size: Any, dtype: Any = None, device: Any = None,
 
 def new_tensor(t: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:  # fmt: skip
-    return tensor(data, requires_grad=requires_grad, **_like(t, dtype, device))
+    return tensor(data, requires_grad=requires_grad, **_like("new_tensor", t, dtype, device))

@@ -11,31 +11,34 @@ import math
 from typing import Any
 
 from minitorch._tensor import Tensor
-from minitorch.ops import reduce
+from minitorch.ops import reduce, unary
+from minitorch.ops.common import require_tensor
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 (PyTorch's name)
     """``max(x, 0)``."""
+    require_tensor("relu", input)
     return input.relu_() if inplace else input.relu()
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x`` where ``x > 0``, else ``negative_slope * x``."""
+    require_tensor("leaky_relu", input)
     result = input.where(input > 0, input * negative_slope)
     return input.copy_(result) if inplace else result
 
 
 def tanh(input: Tensor) -> Tensor:  # noqa: A002
-    return input.tanh()
+    return unary.tanh(input)
 
 
 def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
-    return input.sigmoid()
+    return unary.sigmoid(input)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x * sigmoid(x)`` (also called swish)."""
-    return input * input.sigmoid()
+    return input * unary.sigmoid(input)
 
 
 SQRT_HALF = math.sqrt(0.5)

@@ -25,6 +25,7 @@ import numpy as np
 
 from minitorch._tensor import Tensor
 from minitorch.ops import im2col
+from minitorch.ops.common import require_tensor
 from minitorch.ops.pad import constant_pad
 
 
@@ -156,6 +157,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """1-D convolution: ``[N, C, L]`` with a weight ``[O, C, k]``; a 2-D convolution on
     an image of height 1."""
+    require_tensor("conv1d", input)
+    require_tensor("conv1d", weight, "weight", 2)
     if input.ndim not in (2, 3):
         raise RuntimeError(
             f"conv1d: Expected 2D (unbatched) or 3D (batched) input, but got input of size: "

@@ -7,6 +7,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64
 from minitorch.ops import linalg
+from minitorch.ops.common import require_tensor
 from minitorch.ops.gather import Gather, ScatterAdd
 from minitorch.ops.shape import flatten as _flatten
 
@@ -28,6 +29,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     The mask comes from the global generator, so ``minitorch.manual_seed`` makes it
     reproducible (the numbers differ from PyTorch's: another generator).
     """
+    require_tensor("dropout", input)
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
@@ -90,6 +92,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``[..., num_classes]`` int64 tensor with a 1 at each class index."""
+    require_tensor("one_hot", tensor, "tensor")
     if tensor.dtype is not int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:

@@ -17,6 +17,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
+from minitorch.ops.common import require_tensor
 from minitorch.ops.gather import Gather
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -26,6 +27,13 @@ def _check_reduction(reduction: str) -> None:
     if reduction not in REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction "
                          "(choose 'none', 'mean' or 'sum')")  # fmt: skip
+
+
+def _require_tensors(function: str, input: Tensor, target: Tensor) -> None:  # noqa: A002
+    """PyTorch's TypeError when ``input`` or ``target`` is not a tensor (before any
+    ``.shape`` is read)."""
+    require_tensor(function, input)
+    require_tensor(function, target, "target", 2)
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -50,6 +58,7 @@ def _warn_if_broadcast(input: Tensor, target: Tensor, name: str) -> None:  # noq
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
     """Mean squared error: ``(input - target)^2``."""
+    _require_tensors("mse_loss", input, target)
     _warn_if_broadcast(input, target, "mse_loss")
     difference = input - target
     return _reduce(difference * difference, reduction)
@@ -57,6 +66,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor: 
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
     """Mean absolute error: ``|input - target|``."""
+    _require_tensors("l1_loss", input, target)
     _warn_if_broadcast(input, target, "l1_loss")
     return _reduce((input - target).abs(), reduction)
 
@@ -89,6 +99,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     """Negative log-likelihood: ``-input[i, target[i]]``, for log-probabilities ``input``
     of shape ``[N, C]`` and class indices ``target`` of shape ``[N]``. With class weights
     ``w``, each term is multiplied by ``w[target[i]]`` and the mean divides by their sum."""
+    _require_tensors("nll_loss", input, target)
     _check_reduction(reduction)
     if target.dtype not in (int64, int32):
         raise RuntimeError(
@@ -133,6 +144,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
                   label_smoothing: float = 0.0) -> Tensor:  # fmt: skip
     """Cross-entropy of logits ``input [N, C]`` (unnormalized scores) with class indices
     ``target [N]``, or with class probabilities ``target [N, C]``."""
+    _require_tensors("cross_entropy", input, target)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -208,6 +220,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          reduction: str = "mean") -> Tensor:  # fmt: skip
     """``-(t log p + (1 - t) log(1 - p))`` for probabilities ``p`` in ``[0, 1]`` (each log
     is clamped at -100, like PyTorch, so ``p = 0`` gives a large loss, not ``inf``)."""
+    _require_tensors("binary_cross_entropy", input, target)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -233,6 +246,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 
     so neither exponential can overflow. ``pos_weight`` multiplies the positive term.
     """
+    _require_tensors("binary_cross_entropy_with_logits", input, target)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")  # fmt: skip
