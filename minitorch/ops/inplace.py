@@ -147,7 +147,7 @@ def copy_(t: Tensor, src: Any) -> Tensor:
     """Copy ``src`` (broadcast to ``t``'s shape, converted to its dtype) into ``t``."""
     if is_number(src):
         return fill_(t, src)
-    require_tensor("copy_", src, "src")
+    require_tensor("copy_", src, "other")  # PyTorch's message names it so
     return apply_inplace(t, lambda old: src.expand(t.shape).to(t.dtype, device=t.device))
 
 

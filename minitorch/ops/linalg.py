@@ -21,6 +21,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_
 from minitorch.layout import broadcast_shapes, numel
+from minitorch.ops.common import require_tensor
 
 
 class Matmul(Function):
@@ -95,7 +96,8 @@ class Linear(Function):
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``."""
-    _check_tensors("linear", x, weight)
+    require_tensor("linear", x)
+    require_tensor("linear", weight, "weight", 2)
     if x.ndim == 0 or weight.ndim != 2 or x._shape[-1] != weight._shape[1]:
         _check(x, weight.mT if weight.ndim == 2 else weight)
         raise RuntimeError(f"linear(): weight must be 2-D, got shape {list(weight.shape)}")

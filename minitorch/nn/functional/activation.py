@@ -38,6 +38,7 @@ def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """``x * sigmoid(x)`` (also called swish)."""
+    require_tensor("silu", input)
     return input * unary.sigmoid(input)
 
 

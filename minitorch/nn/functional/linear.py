@@ -92,7 +92,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """``[..., num_classes]`` int64 tensor with a 1 at each class index."""
-    require_tensor("one_hot", tensor, "tensor")
+    require_tensor("one_hot", tensor)
     if tensor.dtype is not int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
