@@ -31,18 +31,19 @@ layout arrays are built once per distinct layout and kept in a bounded cache (th
 ``LAYOUT_CACHE_SIZE`` most recently used layouts).
 
 Threads: the parallel kernels use Numba's thread pool (``numba.set_num_threads`` limits
-it). On a machine whose cores are busy with other programs, waking a sleeping worker can
-take milliseconds; the thresholds keep small tensors away from threads altogether.
+it). ``parallel_policy.run`` picks the serial or the parallel kernel for each call: small
+work never wakes threads, and large work goes parallel only while that measures faster on
+this machine right now (a busy core makes a parallel loop wait for its slowest thread).
 """
 
 from __future__ import annotations
 
 import functools
 
-import numba
 import numpy as np
 
 from minitorch.backends import Strided, cpu_storage
+from minitorch.backends.numba import parallel_policy
 from minitorch.backends.numba.elementwise_kernels import make_map_kernels, make_zip_kernels, where_kernel
 from minitorch.backends.numba.indexing_kernels import gather_kernel, scatter_add_kernel
 from minitorch.backends.numba.matmul_kernel import matmul_kernel
@@ -64,29 +65,13 @@ empty, from_numpy, to_numpy = cpu_storage.empty, cpu_storage.from_numpy, cpu_sto
 # again and again; one that makes ever new shapes evicts the least recently used.
 LAYOUT_CACHE_SIZE = 4096
 
-# Below this many elements one thread does everything: waking the other threads costs
-# tens of microseconds (more on a busy machine), more than a small loop.
-PARALLEL_THRESHOLD = 1 << 18
-
-
-def chunk_count(total: int) -> int:
-    """How many pieces a kernel cuts ``total`` elements into: 1, or one per thread."""
-    return 1 if total < PARALLEL_THRESHOLD else numba.get_num_threads()
-
-
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def elementwise_layout(shape: tuple[int, ...], *all_strides: tuple[int, ...]):
     """For ``shape`` and the strides of out, then of each input: ``(shape, strides,
-    total, large)`` with the merged layout (``layout.merge_dims``) as int64 arrays, the
-    number of elements, and whether there are enough of them to use every thread."""
+    total)`` with the merged layout (``layout.merge_dims``) as int64 arrays and the
+    number of elements."""
     new_shape, new_strides = merge_dims(shape, *all_strides)
-    total = numel(shape)
-    return (
-        np.array(new_shape, dtype=np.int64),
-        np.array(new_strides, dtype=np.int64),
-        total,
-        total >= PARALLEL_THRESHOLD,
-    )
+    return np.array(new_shape, dtype=np.int64), np.array(new_strides, dtype=np.int64), numel(shape)
 
 
 class KernelTable(dict):
@@ -114,44 +99,27 @@ _ZIP_KERNELS = KernelTable(make_zip_kernels, ZIP_OPS)
 
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
-    shape, strides, total, large = elementwise_layout(out.shape, out.strides, a.strides)
+    shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides)
     if total:
-        serial, parallel = _MAP_KERNELS[op]
-        chunks = numba.get_num_threads() if large else 1
-        (serial if chunks == 1 else parallel)(
-            out.storage, a.storage, shape, strides, out.offset, a.offset, total, chunks
-        )
+        args = (out.storage, a.storage, shape, strides, out.offset, a.offset, total)
+        parallel_policy.run("map", op, total, _MAP_KERNELS[op], args)
 
 
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``."""
-    shape, strides, total, large = elementwise_layout(out.shape, out.strides, a.strides, b.strides)
+    shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides, b.strides)
     if total:
-        serial, parallel = _ZIP_KERNELS[op]
-        chunks = numba.get_num_threads() if large else 1
-        (serial if chunks == 1 else parallel)(
-            out.storage,
-            a.storage,
-            b.storage,
-            shape,
-            strides,
-            out.offset,
-            a.offset,
-            b.offset,
-            total,
-            chunks,
-        )
+        args = (out.storage, a.storage, b.storage, shape, strides, out.offset, a.offset, b.offset, total)
+        parallel_policy.run("zip", op, total, _ZIP_KERNELS[op], args)
 
 
 def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
     """``for i: out[i] = a[i] if cond[i] else b[i]``."""
-    shape, strides, total, large = elementwise_layout(
-        out.shape, out.strides, cond.strides, a.strides, b.strides
-    )
+    shape, strides, total = elementwise_layout(out.shape, out.strides, cond.strides, a.strides, b.strides)
     if total:
-        chunks = numba.get_num_threads() if large else 1
         offsets = np.array([out.offset, cond.offset, a.offset, b.offset], dtype=np.int64)
-        where_kernel(out.storage, cond.storage, a.storage, b.storage, shape, strides, offsets, total, chunks)
+        args = (out.storage, cond.storage, a.storage, b.storage, shape, strides, offsets, total)
+        parallel_policy.run("where", "where", total, (where_kernel, where_kernel), args)
 
 
 # --------------------------------------------------------------------------------------
@@ -187,29 +155,23 @@ def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Fold dimension ``dim`` of ``a`` into ``out`` (size 1 there) with ``REDUCE_OPS[op]``."""
     shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
     if total:
-        chunks = chunk_count(total * length) if total > 1 else 1
-        serial, parallel = _REDUCE_KERNELS[op]
-        kernel = serial if chunks == 1 else parallel
-        kernel(out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total, chunks)
+        args = (out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total)
+        work = total * length if total > 1 else 0  # a single output is one thread's fold
+        parallel_policy.run("reduce", op, work, _REDUCE_KERNELS[op], args)
 
 
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Index along ``dim`` of the first max (``argmax``) or min (``argmin``)."""
     shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
     if total:
-        chunks = chunk_count(total * length)
-        arg_reduce_kernel(
-            op == "argmax", out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step,
-            total, chunks,
-        )  # fmt: skip
+        is_max = op == "argmax"
+        args = (is_max, out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total)
+        parallel_policy.run("arg_reduce", op, total * length, (arg_reduce_kernel, arg_reduce_kernel), args)
 
 
 # --------------------------------------------------------------------------------------
 # Matmul, gather, scatter_add
 # --------------------------------------------------------------------------------------
-
-MATMUL_PARALLEL_THRESHOLD = 1 << 21  # multiply-adds below which one thread is faster
-
 
 def matmul(out: Strided, a: Strided, b: Strided) -> None:
     """``out[z] = a[z] @ b[z]`` for ``a`` ``[B, n, k]``, ``b`` ``[B, k, m]``."""
@@ -220,15 +182,15 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
     if depth == 0:  # an empty sum is 0
         map("copy", out, Strided(np.zeros(1, out.storage.dtype), out.shape, (0, 0, 0), 0))
         return
-    matmul_kernel(
+    args = (
         out.storage,
         a.storage,
         b.storage,
         np.array((batch, rows, depth, cols), dtype=np.int64),
         np.array((out.strides, a.strides, b.strides), dtype=np.int64),
         np.array((out.offset, a.offset, b.offset), dtype=np.int64),
-        batch * rows * cols * depth >= MATMUL_PARALLEL_THRESHOLD,
     )
+    parallel_policy.run("matmul", "matmul", batch * rows * cols * depth, (matmul_kernel, matmul_kernel), args)
 
 
 def _indexing_layout(shape, *operands: Strided):
@@ -247,17 +209,8 @@ def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
     if total == 0:
         return
     shape, strides, offsets = _indexing_layout(out.shape, out, a, index)
-    gather_kernel(
-        out.storage,
-        a.storage,
-        index.storage,
-        shape,
-        strides,
-        offsets,
-        dim,
-        total,
-        chunk_count(total),
-    )
+    args = (out.storage, a.storage, index.storage, shape, strides, offsets, dim, total)
+    parallel_policy.run("gather", "gather", total, (gather_kernel, gather_kernel), args)
 
 
 def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:

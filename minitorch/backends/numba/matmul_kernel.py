@@ -107,10 +107,10 @@ def row_block(out, a_rows, b_cols, out_strides, out_offset, z, first_row, rows, 
 
 
 @njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
-def matmul_kernel(out, a, b, shape, strides, offsets, parallel):
+def matmul_kernel(out, a, b, shape, strides, offsets, chunks):
     """``out[z] = a[z] @ b[z]``. ``shape = (batch, n, k, m)``; ``strides`` rows are the
     (batch, row, column) strides of out, a, b; ``offsets`` their storage offsets.
-    Agrees with ``reference.matmul``."""
+    ``chunks`` > 1: hand the row blocks to threads. Agrees with ``reference.matmul``."""
     batch, rows, depth, cols = shape[0], shape[1], shape[2], shape[3]
     padded_rows = (rows + TILE - 1) // TILE * TILE
     padded_cols = (cols + TILE - 1) // TILE * TILE
@@ -123,7 +123,7 @@ def matmul_kernel(out, a, b, shape, strides, offsets, parallel):
         pack(b, b_at, strides[2, 2], strides[2, 1], b_cols[z, :cols])  # transposed
     blocks_per_matrix = (rows + ROW_BLOCK - 1) // ROW_BLOCK
     work_items = batch * blocks_per_matrix
-    if not parallel or work_items == 1:
+    if chunks == 1 or work_items == 1:
         for item in range(work_items):
             z, block = divmod(item, blocks_per_matrix)
             row_block(out, a_rows[z], b_cols[z], strides[0], offsets[0], z, block * ROW_BLOCK, rows, cols)

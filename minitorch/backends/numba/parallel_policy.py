@@ -1,0 +1,133 @@
+"""When a Numba kernel runs on several threads: a policy that is never much worse than serial.
+
+Threads help a large loop and hurt a small one. Waking Numba's sleeping workers costs
+tens of microseconds on a quiet machine; on a busy one (a second notebook, a test run)
+a worker may wait milliseconds for a core, and the calling thread waits for it at the
+end of the loop (Numba's default "omp" threading layer hands each thread a fixed share).
+So a kernel goes parallel only when all three hold::
+
+    work >= THRESHOLDS[primitive]         # enough work per thread to pay for waking them
+    cores_for_this_process() >= 2         # e.g. not under `taskset -c 0`
+    the parallel path measures faster     # for this kernel, on this machine, right now
+
+The last rule watches the machine instead of guessing: each large call is timed (two
+clock reads, nothing next to a call that big), and each kernel keeps the recent time per
+unit of work of its serial and its parallel path (``KernelTiming``). While parallel is
+faster it is used; when another program takes a core and the parallel path slows down,
+the kernel turns serial within a call or two. Every ``PROBE_EVERY`` large calls the
+slower path is tried once more, so the kernel notices when the machine is quiet again
+(a probe on a busy machine costs one slow call in ``PROBE_EVERY``).
+
+``force("serial")`` / ``force("parallel")`` pin the choice (tests compare both paths),
+and ``parallel_calls`` counts the parallel calls per primitive (tests check the
+thresholds with it, without timing anything).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections import Counter
+from collections.abc import Iterator
+
+import numba
+
+# Work (elements; multiply-adds for matmul) below which one thread is always used. Measured
+# with `python -m benchmarks.run --policy` on the 2-core development machine (quiet): the
+# smallest size where the parallel kernel beat the serial one by at least 10% (float32,
+# contiguous; strided and transposed layouts cross over earlier, so these are safe).
+THRESHOLDS = {
+    "map": 1 << 16,  # exp crosses at ~40k elements, copy/neg at ~200k
+    "zip": 1 << 17,  # add crosses at ~150k (memory bound: 2 reads, 1 write per element)
+    "where": 1 << 17,
+    "reduce": 1 << 17,  # sum(dim=-1) crosses at ~120k elements read
+    "arg_reduce": 1 << 16,
+    "gather": 1 << 16,
+    "matmul": 1 << 21,  # (n, n) @ (n, n) crosses at n ~ 128
+}
+
+PROBE_EVERY = 16  # large calls between two tries of the path that measured slower
+SMOOTHING = 0.5  # weight of the newest measurement in a kernel's running time per unit
+
+_forced: str | None = None  # "serial", "parallel" or None (decide)
+parallel_calls: Counter = Counter()  # primitive -> calls that ran the parallel kernel
+
+
+def cores_for_this_process() -> int:
+    """How many cores this process may run threads on: Numba's thread count, limited by
+    the CPU affinity (``taskset``, a container's cpuset), which can change at run time."""
+    return min(numba.get_num_threads(), len(os.sched_getaffinity(0)))
+
+
+class KernelTiming:
+    """The recent seconds per unit of work of one kernel's serial and parallel paths."""
+
+    __slots__ = ("seconds_per_unit", "large_calls")
+
+    def __init__(self) -> None:
+        self.seconds_per_unit = {False: 0.0, True: 0.0}  # 0.0: not measured yet
+        self.large_calls = 0
+
+    def choose(self) -> bool:
+        """Parallel or not for the next large call: untried paths first, then the faster
+        one, with the slower one tried again every ``PROBE_EVERY`` calls."""
+        self.large_calls += 1
+        serial, parallel = self.seconds_per_unit[False], self.seconds_per_unit[True]
+        if not parallel or not serial:
+            return not parallel  # measure parallel first, then serial
+        faster = parallel < serial
+        return (not faster) if self.large_calls % PROBE_EVERY == 0 else faster
+
+    def record(self, parallel: bool, seconds: float, work: int) -> None:
+        old = self.seconds_per_unit[parallel]
+        new = seconds / work
+        self.seconds_per_unit[parallel] = new if not old else SMOOTHING * new + (1 - SMOOTHING) * old
+
+
+_timings: dict = {}  # (primitive, op, size class) -> KernelTiming
+
+
+def run(primitive: str, op: str, work: int, kernels: tuple, args: tuple) -> None:
+    """``kernel(*args, chunks)`` for ``work`` units of ``primitive``: ``kernels`` is the
+    ``(serial, parallel)`` pair (one kernel twice when it takes both paths itself), and
+    ``chunks`` is 1 on the serial path, one piece per thread on the parallel one. Each
+    op learns its own speeds per size class (work within a factor of 2)."""
+    if _forced is not None:
+        parallel = _forced == "parallel"
+    elif work < THRESHOLDS[primitive] or cores_for_this_process() < 2:
+        kernels[0](*args, 1)
+        return
+    else:
+        key = (primitive, op, work.bit_length())
+        timing = _timings.get(key)
+        if timing is None:
+            timing = _timings[key] = KernelTiming()
+        parallel = timing.choose()
+        start = time.perf_counter()
+        _call(primitive, kernels, args, parallel)
+        timing.record(parallel, time.perf_counter() - start, work)
+        return
+    _call(primitive, kernels, args, parallel)
+
+
+def _call(primitive: str, kernels: tuple, args: tuple, parallel: bool) -> None:
+    if parallel:
+        parallel_calls[primitive] += 1
+        kernels[1](*args, numba.get_num_threads())
+    else:
+        kernels[0](*args, 1)
+
+
+@contextlib.contextmanager
+def force(path: str | None) -> Iterator[None]:
+    """Inside the block every kernel takes ``path`` ("serial" or "parallel", whatever the
+    size; None: decide as usual). For tests that compare the two paths."""
+    global _forced
+    if path not in (None, "serial", "parallel"):
+        raise ValueError(f"force() takes 'serial', 'parallel' or None, not {path!r}")
+    previous, _forced = _forced, path
+    try:
+        yield
+    finally:
+        _forced = previous
