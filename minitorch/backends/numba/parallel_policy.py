@@ -33,18 +33,22 @@ from collections.abc import Iterator
 
 import numba
 
-# Work (elements; multiply-adds for matmul) below which one thread is always used. Measured
-# with `python -m benchmarks.run --policy` on the 2-core development machine (quiet): the
-# smallest size where the parallel kernel beat the serial one by at least 10% (float32,
-# contiguous; strided and transposed layouts cross over earlier, so these are safe).
+# Work (elements; multiply-adds for matmul) below which one thread is always used: waking
+# the workers costs more than the loop. From the issue 4 measurements on the 2-core
+# development machine (quiet): 2^18 float32 elements is where a parallel add, exp or sum
+# first beat one thread by 10%, n = 128 (2^21 multiply-adds) for a square matmul. A scan
+# today (`python -m benchmarks.parallel --thresholds`, machine shared, load average 2.5-3)
+# was unstable: add and sum crossed at 2^16 in one run and never up to 2^24 in the next,
+# which is why the timing rule below decides above the threshold.
+ELEMENTWISE_THRESHOLD = 1 << 18
 THRESHOLDS = {
-    "map": 1 << 16,  # exp crosses at ~40k elements, copy/neg at ~200k
-    "zip": 1 << 17,  # add crosses at ~150k (memory bound: 2 reads, 1 write per element)
-    "where": 1 << 17,
-    "reduce": 1 << 17,  # sum(dim=-1) crosses at ~120k elements read
-    "arg_reduce": 1 << 16,
-    "gather": 1 << 16,
-    "matmul": 1 << 21,  # (n, n) @ (n, n) crosses at n ~ 128
+    "map": ELEMENTWISE_THRESHOLD,
+    "zip": ELEMENTWISE_THRESHOLD,
+    "where": ELEMENTWISE_THRESHOLD,
+    "reduce": ELEMENTWISE_THRESHOLD,  # elements read
+    "arg_reduce": ELEMENTWISE_THRESHOLD,
+    "gather": ELEMENTWISE_THRESHOLD,
+    "matmul": 1 << 21,
 }
 
 PROBE_EVERY = 16  # large calls between two tries of the path that measured slower
