@@ -5,6 +5,8 @@ Run from the repository root (a few minutes on 2 cores)::
     python -m benchmarks.run                 # everything
     python -m benchmarks.run --quick         # fewer sizes, shorter timings
     python -m benchmarks.run --skip-cold     # skip the cold-start measurement (~1 min)
+    python -m benchmarks.run --pinned        # every library confined to one core
+    python -m benchmarks.run --loaded        # beside a busy process on core 1
 
 Prints one table and writes it as JSON to ``benchmarks/results/``. Each workload is timed
 for every implementation in the same run; a ratio is *minitorch's speed / the peer's
@@ -16,6 +18,7 @@ test: speed is measured, never asserted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -31,6 +34,7 @@ if str(ROOT) not in sys.path:  # allow `python benchmarks/run.py` without instal
     sys.path.insert(0, str(ROOT))
 
 import minitorch  # noqa: E402
+from benchmarks.parallel import competing_process  # noqa: E402
 from benchmarks.workloads import WORKLOADS, Workload  # noqa: E402
 
 try:
@@ -89,8 +93,11 @@ def time_group(implementations: list[str], budget: float, quick: bool) -> dict:
     return seconds
 
 
-def time_in_subprocess(implementations: tuple[str, ...], quick: bool) -> dict:
+def time_in_subprocess(implementations: tuple[str, ...], quick: bool, pinned: bool) -> dict:
+    """Time a group in a process of its own, confined to core 0 when ``pinned``."""
     command = [sys.executable, "-m", "benchmarks.run", "--group", ",".join(implementations)]
+    if pinned:
+        command = ["taskset", "-c", "0", *command]
     if quick:
         command.append("--quick")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -176,6 +183,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter timings, fewer sizes")
     parser.add_argument("--skip-cold", action="store_true", help="skip the cold start")
+    parser.add_argument("--pinned", action="store_true", help="run each library on one core (taskset -c 0)")
+    parser.add_argument("--loaded", action="store_true", help="time beside a busy process on core 1")
     parser.add_argument("--group", help=argparse.SUPPRESS)  # internal: time these, print JSON
     args = parser.parse_args()
     budget = 0.2 if args.quick else 0.6
@@ -184,9 +193,10 @@ def main() -> None:
         return
 
     measured: dict = {}
-    for group in GROUPS:
-        for name, times in time_in_subprocess(group, args.quick).items():
-            measured.setdefault(name, {}).update(times)
+    with competing_process() if args.loaded else contextlib.nullcontext():  # always stopped
+        for group in GROUPS:
+            for name, times in time_in_subprocess(group, args.quick, args.pinned).items():
+                measured.setdefault(name, {}).update(times)
     rows = []
     for workload in WORKLOADS:
         if args.quick and workload.slow:
@@ -217,7 +227,8 @@ def main() -> None:
         f"minitorch numba backend, {os.cpu_count()} cores, {platform.processor() or ''}"
         f" numpy {np.__version__}" + (f", torch {torch.__version__}" if torch else "")
     )
-    print("rates: GFLOP/s, GB/s, or time per call (us / ms); ratios = speed vs peer")
+    condition = ", pinned to core 0" * args.pinned + ", beside a busy process on core 1" * args.loaded
+    print(f"rates: GFLOP/s, GB/s, or time per call (us / ms); ratios = speed vs peer{condition}")
     print_table(rows)
     print(
         f"\nstart-up, import minitorch -> end of first Playground MLP step: "
@@ -232,6 +243,8 @@ def main() -> None:
         json.dumps(
             {
                 "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+                "pinned": args.pinned,
+                "loaded": args.loaded,
                 "rows": rows,
                 "warm_start_seconds": warm,
                 "cold_start_seconds": cold,
