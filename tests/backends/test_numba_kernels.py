@@ -514,7 +514,7 @@ tuned.matmul(Strided(np.zeros(4), (1, 2, 2), (4, 2, 1), 0),
                  Strided(np.arange(6.0), (1, 2, 3), (6, 3, 1), 0),
                  Strided(np.arange(6.0), (1, 3, 2), (6, 2, 1), 0))
 kernels = [tuned._MAP_KERNELS["neg"][0], tuned._ZIP_KERNELS["add"][0],
-           tuned._REDUCE_KERNELS["sum"][0], tuned.matmul_kernel]
+           tuned._REDUCE_KERNELS["sum"][0], tuned.MATMUL_KERNELS[0]]
 print(sum(sum(k.stats.cache_hits.values()) for k in kernels),
       sum(sum(k.stats.cache_misses.values()) for k in kernels))
 """

@@ -56,7 +56,7 @@ from minitorch.backends.numba import parallel_policy
 from minitorch.backends.numba.compile_notice import announce_if_compiling
 from minitorch.backends.numba.elementwise_kernels import make_map_kernels, make_zip_kernels, where_kernel
 from minitorch.backends.numba.indexing_kernels import gather_kernel, scatter_add_kernel
-from minitorch.backends.numba.matmul_kernel import matmul_kernel
+from minitorch.backends.numba.matmul_kernel import MATMUL_KERNELS
 from minitorch.backends.numba.reduce_kernels import arg_reduce_kernel, make_reduce_kernels
 from minitorch.backends.numba.scalar_functions import reduce_functions, scalar_function
 from minitorch.layout import merge_dims, merge_kept_dims, numel
@@ -194,7 +194,7 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
     if depth == 0:  # an empty sum is 0
         map("copy", out, Strided(np.zeros(1, out.storage.dtype), out.shape, (0, 0, 0), 0))
         return
-    announce_if_compiling(matmul_kernel, "matmul")
+    announce_if_compiling(MATMUL_KERNELS[0], "matmul")
     args = (
         out.storage,
         a.storage,
@@ -203,7 +203,7 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
         np.array((out.strides, a.strides, b.strides), dtype=np.int64),
         np.array((out.offset, a.offset, b.offset), dtype=np.int64),
     )
-    parallel_policy.run("matmul", "matmul", batch * rows * cols * depth, (matmul_kernel, matmul_kernel), args)
+    parallel_policy.run("matmul", "matmul", batch * rows * cols * depth, MATMUL_KERNELS, args)
 
 
 def _indexing_layout(shape, *operands: Strided):

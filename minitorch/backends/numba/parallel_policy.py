@@ -11,7 +11,7 @@ So a kernel goes parallel only when all three hold::
     the parallel path measures faster     # for this kernel, on this machine, right now
 
 The last rule watches the machine instead of guessing: each large call is timed (two
-clock reads, nothing next to a call that big), and each kernel keeps the recent time per
+clock reads, nothing next to a call that big), and each kernel keeps the latest time per
 unit of work of its serial and its parallel path (``KernelTiming``). While parallel is
 faster it is used; when another program takes a core and the parallel path slows down,
 the kernel turns serial within a call or two. Every ``PROBE_EVERY`` large calls the
@@ -52,7 +52,6 @@ THRESHOLDS = {
 }
 
 PROBE_EVERY = 16  # large calls between two tries of the path that measured slower
-SMOOTHING = 0.5  # weight of the newest measurement in a kernel's running time per unit
 
 _forced: str | None = None  # "serial", "parallel" or None (decide)
 parallel_calls: Counter = Counter()  # primitive -> calls that ran the parallel kernel
@@ -65,7 +64,9 @@ def cores_for_this_process() -> int:
 
 
 class KernelTiming:
-    """The recent seconds per unit of work of one kernel's serial and parallel paths."""
+    """The latest seconds per unit of work of one kernel's serial and parallel paths. Only
+    the latest: an average would remember the first parallel call, which also starts the
+    thread pool (milliseconds), for many calls after."""
 
     __slots__ = ("seconds_per_unit", "large_calls")
 
@@ -84,9 +85,7 @@ class KernelTiming:
         return (not faster) if self.large_calls % PROBE_EVERY == 0 else faster
 
     def record(self, parallel: bool, seconds: float, work: int) -> None:
-        old = self.seconds_per_unit[parallel]
-        new = seconds / work
-        self.seconds_per_unit[parallel] = new if not old else SMOOTHING * new + (1 - SMOOTHING) * old
+        self.seconds_per_unit[parallel] = seconds / work
 
 
 _timings: dict = {}  # (primitive, op, size class) -> KernelTiming
