@@ -1,0 +1,32 @@
+"""Numba's one-time start, without the half second it spends checking for scipy's BLAS.
+
+The first kernel a process loads (even from the disk cache) makes Numba set up its CPU
+target: it imports its whole NumPy support, and ``numba.np.arraymath`` checks once
+whether ``scipy.linalg.cython_blas`` imports (for its ``np.dot``-based ``np.convolve``).
+Importing ``scipy.linalg`` takes about 0.5 s on the development machine, a third of
+``minitorch.ones(3) + 1`` from a warm cache. Our kernels use no BLAS (``matmul_kernel.py``
+is our own), so we set the target up with that one import made to fail: Numba then
+answers "no BLAS" for ``np.convolve``/``np.correlate`` only (a plain loop, same values),
+while ``np.dot`` in a user's own ``@njit`` code still imports scipy when it compiles.
+If scipy's BLAS is already imported, nothing is hidden (it costs nothing then).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from numba.core.registry import cpu_target
+
+SCIPY_BLAS = "scipy.linalg.cython_blas"
+
+
+def start_numba_target() -> None:
+    """Set up Numba's CPU target now, skipping its check for scipy's BLAS."""
+    hide = SCIPY_BLAS not in sys.modules
+    if hide:
+        sys.modules[SCIPY_BLAS] = None  # "import scipy.linalg.cython_blas" raises ImportError
+    try:
+        cpu_target.target_context.refresh()
+    finally:
+        if hide:
+            del sys.modules[SCIPY_BLAS]
