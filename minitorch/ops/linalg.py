@@ -119,7 +119,9 @@ def _check_tensors(name: str, a: Any, b: Any) -> None:
 
 
 def _check(a: Tensor, b: Tensor) -> None:
-    if a.dtype is bool_ or b.dtype is bool_:
+    # (PyTorch refuses bool only when there is something to multiply: an empty operand
+    # gives an empty or all-False result without reaching its kernel.)
+    if (a.dtype is bool_ or b.dtype is bool_) and a.numel() and b.numel():
         raise NotImplementedError(
             "matrix products are not implemented for 'Bool' tensors (as in PyTorch); "
             "convert first, e.g. a.float() @ b.float()"

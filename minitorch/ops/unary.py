@@ -31,7 +31,9 @@ def apply_map(op: str, x: Tensor) -> Tensor:
             "Negation, the `-` operator, on a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    if op in ("abs", "relu", "floor", "ceil") and x.dtype is bool_:
+    if op == "relu" and x.dtype is bool_:
+        raise RuntimeError("Boolean inputs not supported for relu (convert first, e.g. x.float())")
+    if op in ("abs", "floor", "ceil") and x.dtype is bool_:
         raise NotImplementedError(
             f"{op} is not implemented for bool tensors (as in PyTorch); convert first, "
             f"e.g. x.float() or x.long()"
