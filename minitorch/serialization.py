@@ -72,8 +72,8 @@ def _safetensors() -> Any:
         import safetensors.numpy
     except ImportError as error:
         raise ModuleNotFoundError(
-            'minitorch.save/load need the safetensors package: pip install "minitorch[nn]" '
-            "(or pip install safetensors)"
+            "minitorch.save/load need the safetensors package, a dependency of minitorch "
+            "that is missing here: pip install safetensors"
         ) from error
     return safetensors
 

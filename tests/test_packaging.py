@@ -28,3 +28,14 @@ def test_pyproject_lists_every_package() -> None:
 
 def test_resource_folders_are_found() -> None:
     assert any(resource_dir("kernels").glob("*.cu"))
+
+
+def test_save_and_load_need_only_a_plain_install() -> None:
+    """``minitorch.save``/``load`` must work after ``pip install minitorch`` with no extras:
+    every package they import is a core dependency, not an optional one."""
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    core = {requirement.split(">")[0].split("=")[0] for requirement in config["project"]["dependencies"]}
+    assert "safetensors" in core
+    for extra, requirements in config["project"]["optional-dependencies"].items():
+        assert not any(r.startswith("safetensors") for r in requirements), extra
