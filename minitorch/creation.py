@@ -263,13 +263,55 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
     return _finish(values, dtype, device, requires_grad)
 
 
+def _exact_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a * b`` as ``product + error`` exactly, in float64 (Dekker: split each factor into
+    two halves of 26 bits, whose four partial products are exact)."""
+    def halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        big = x * 134217729.0  # 2**27 + 1
+        high = big - (big - x)
+        return high, x - high
+
+    product = a * b
+    a_high, a_low = halves(a)
+    b_high, b_low = halves(b)
+    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    return product, error
+
+
+def _exact_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a + b`` as ``total + error`` exactly (Knuth's two-sum)."""
+    total = a + b
+    b_part = total - a
+    return total, (a - (total - b_part)) + (b - b_part)
+
+
+def _multiply_add(a: Any, b: np.ndarray, c: Any, real: type) -> np.ndarray:
+    """``a * b + c`` rounded ONCE to ``real``, as a fused multiply-add (FMA) instruction
+    computes it. PyTorch's compiled linspace loop computes ``start + step * i``, which the
+    C++ compiler turns into one FMA, so to match it to the last bit we must round once too.
+    NumPy has no FMA: we compute the exact result as a float64 sum ``total + error``. For
+    float64 we round that once; for float32 we first round ``total`` "to odd" (when inexact,
+    the neighbour with an odd last bit), which makes the second rounding, to float32,
+    give the same answer as rounding the exact value directly."""
+    product, product_error = _exact_product(np.float64(a), b.astype(np.float64))
+    total, sum_error = _exact_sum(product, np.float64(c))
+    error = product_error + sum_error
+    if real is np.float64:
+        return total + error
+    bits = total.view(np.int64)
+    inexact_and_even = (error != 0) & (bits % 2 == 0)
+    toward_exact = np.nextafter(total, np.where(error > 0, np.inf, -np.inf))
+    return np.where(inexact_and_even, toward_exact, total).astype(real)
+
+
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:  # fmt: skip
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
     PyTorch's recipe, in the dtype's own precision: ``step = (end - start) / (steps - 1)``;
-    the first half counts up from ``start`` (``start + i * step``), the second half down
-    from ``end`` (``end - (steps - 1 - i) * step``), so both ends are exact. Integer
+    the first half counts up from ``start`` (``start + step * i``), the second half down
+    from ``end`` (``end - step * (steps - 1 - i)``), so both ends are exact. Each value is
+    one fused multiply-add, as in PyTorch's compiled loop (see ``_multiply_add``). Integer
     dtypes use a float64 step and round each value toward zero."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -284,8 +326,12 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     step = (last - first) / real(max(steps - 1, 1))
     with allocating(_sizes((steps,)), 8):
         i = np.arange(steps)
-        up = first + step * i.astype(real)
-        down = last - step * (steps - 1 - i).astype(real)
+        if real in (np.float32, np.float64):
+            up = _multiply_add(step, i, first, real)
+            down = _multiply_add(-step, steps - 1 - i, last, real)
+        else:  # float16: every operation rounds to float16, as PyTorch's Half arithmetic
+            up = first + step * i.astype(real)
+            down = last - step * (steps - 1 - i).astype(real)
     halfway = steps // 2 if steps > 1 else 1  # one step: just ``start``
     return _finish(np.where(i < halfway, up, down), dtype, device, requires_grad)
 
