@@ -91,8 +91,28 @@ def cos(a):
     return np.cos(a)
 
 
+def asin(a):  # NaN outside [-1, 1]
+    return np.arcsin(a)
+
+
+def acos(a):  # NaN outside [-1, 1]
+    return np.arccos(a)
+
+
+def atan(a):
+    return np.arctan(a)
+
+
 def tanh(a):
     return np.tanh(a)
+
+
+def sinh(a):
+    return np.sinh(a)
+
+
+def cosh(a):
+    return np.cosh(a)
 
 
 def erf(a):  # NumPy has no erf; math.erf takes NumPy scalars and Numba compiles it
@@ -170,6 +190,10 @@ def pow_(a, b):
     return a**b
 
 
+def atan2(a, b):  # the angle of the point (x=b, y=a), in (-pi, pi]
+    return np.arctan2(a, b)
+
+
 def maximum(a, b):  # NaN wins, like PyTorch
     return a if (a > b or a != a) else b
 
@@ -222,6 +246,26 @@ def bitwise_xor(a, b):
     return a ^ b
 
 
+# Shifting by a negative count, or by the type's width or more, is undefined in C; PyTorch
+# defines it, and so do we: every bit is shifted out. We do that in two legal steps (by
+# width - 1, then by 1), which leaves 0, or for a right shift of a negative number the
+# copies of its sign bit: -1.
+
+
+def bitwise_left_shift(a, b):  # a * 2**b, wrapping around like the integer type
+    bits = np.iinfo(a).bits
+    if b < 0 or b >= bits:
+        return a << (bits - 1) << 1
+    return a << b
+
+
+def bitwise_right_shift(a, b):  # floor(a / 2**b): the sign bit is copied in from the left
+    bits = np.iinfo(a).bits
+    if b < 0 or b >= bits:
+        return a >> (bits - 1) >> 1
+    return a >> b
+
+
 MAP_OPS: dict[str, ScalarOp] = {
     op.name: op
     for op in [
@@ -235,7 +279,12 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("rsqrt", 1, rsqrt, "(T)1 / sqrt(a)", returns_float=True),
         ScalarOp("sin", 1, sin, "sin(a)", returns_float=True),
         ScalarOp("cos", 1, cos, "cos(a)", returns_float=True),
+        ScalarOp("asin", 1, asin, "asin(a)", returns_float=True),
+        ScalarOp("acos", 1, acos, "acos(a)", returns_float=True),
+        ScalarOp("atan", 1, atan, "atan(a)", returns_float=True),
         ScalarOp("tanh", 1, tanh, "tanh(a)", returns_float=True),
+        ScalarOp("sinh", 1, sinh, "sinh(a)", returns_float=True),
+        ScalarOp("cosh", 1, cosh, "cosh(a)", returns_float=True),
         ScalarOp("erf", 1, erf, "erf(a)", returns_float=True),
         ScalarOp("sigmoid", 1, sigmoid, "(T)1 / ((T)1 + exp(-a))", returns_float=True),
         ScalarOp("relu", 1, relu, "((a > (T)0 || a != a) ? a : (T)0)"),
@@ -258,6 +307,7 @@ ZIP_OPS: dict[str, ScalarOp] = {
         ScalarOp("floordiv", 2, floordiv, "mt_floordiv(a, b)"),
         ScalarOp("remainder", 2, remainder, "mt_remainder(a, b)"),
         ScalarOp("pow", 2, pow_, "mt_pow(a, b)"),
+        ScalarOp("atan2", 2, atan2, "atan2(a, b)", returns_float=True),
         ScalarOp("maximum", 2, maximum, "((a > b || a != a) ? a : b)"),
         ScalarOp("minimum", 2, minimum, "((a < b || a != a) ? a : b)"),
         ScalarOp("eq", 2, eq, "a == b", returns_bool=True),
@@ -271,6 +321,12 @@ ZIP_OPS: dict[str, ScalarOp] = {
         ScalarOp("bitwise_and", 2, bitwise_and, "(T)((long long)a & (long long)b)"),
         ScalarOp("bitwise_or", 2, bitwise_or, "(T)((long long)a | (long long)b)"),
         ScalarOp("bitwise_xor", 2, bitwise_xor, "(T)((long long)a ^ (long long)b)"),
+        ScalarOp("bitwise_left_shift", 2, bitwise_left_shift,
+                 "((b < (T)0 || (long long)b >= 8 * (long long)sizeof(T)) ? (T)0"
+                 " : (T)((unsigned long long)(long long)a << (long long)b))"),
+        ScalarOp("bitwise_right_shift", 2, bitwise_right_shift,
+                 "((b < (T)0 || (long long)b >= 8 * (long long)sizeof(T))"
+                 " ? (T)((long long)a < 0 ? -1 : 0) : (T)((long long)a >> (long long)b))"),
     ]
 }
 
