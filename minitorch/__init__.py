@@ -17,6 +17,7 @@ from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_e
 from minitorch.creation import (
     Generator,
     arange,
+    default_generator,
     as_tensor,
     empty,
     empty_like,
@@ -47,15 +48,20 @@ from minitorch.dtypes import (
     bool_ as bool,  # noqa: A004 (PyTorch's name: minitorch.bool)
 )
 from minitorch.dtypes import (
+    bfloat16,
     dtype,
+    float16,
     float32,
     float64,
     get_default_dtype,
+    int8,
+    int16,
     int32,
     int64,
     promote_types,
     result_type,
     set_default_dtype,
+    uint8,
 )
 from minitorch.ops import binary as _binary
 from minitorch.ops import indexing as _indexing
@@ -68,6 +74,8 @@ float = float32  # noqa: A001 (PyTorch's alias)
 double = float64
 long = int64
 int = int32  # noqa: A001
+half = float16
+short = int16
 
 # functional forms: minitorch.exp(x) is x.exp()
 from minitorch.ops.binary import (  # noqa: E402
@@ -181,6 +189,7 @@ del _binary, _indexing, _linalg, _reduce, _shape, _unary
 # neural networks: layers, optimizers, data, save/load
 from minitorch import course, data, nn, optim, testing, utils
 from minitorch.ops.unary import erf
+from minitorch.printing import set_printoptions
 from minitorch.serialization import load, save
 
 

@@ -30,7 +30,11 @@ from minitorch.layout import INT64_MAX, allocating, checked_numel, contiguous_st
 
 
 class Generator:
-    """A source of random numbers (PyTorch's ``torch.Generator``)."""
+    """A source of random numbers (PyTorch's ``torch.Generator``).
+
+    A new ``Generator()`` starts from PyTorch's fixed default seed; the global
+    ``default_generator`` is seeded afresh in every process (like PyTorch's), so two runs
+    give different numbers unless the program calls ``manual_seed``."""
 
     def __init__(self, device: Any = "cpu") -> None:
         self.device = as_device(device)
@@ -41,6 +45,11 @@ class Generator:
         self._seed = int(seed)
         self.numpy = np.random.default_rng(self._seed)
         return self
+
+    def seed(self) -> int:
+        """Seed from the operating system's entropy; return the seed chosen."""
+        self.manual_seed(int(np.random.SeedSequence().entropy % (2**63)))
+        return self._seed
 
     def initial_seed(self) -> int:
         return self._seed
@@ -53,6 +62,7 @@ class Generator:
 
 
 default_generator = Generator()
+default_generator.seed()
 
 
 def manual_seed(seed: int) -> Generator:
@@ -61,9 +71,8 @@ def manual_seed(seed: int) -> Generator:
 
 
 def seed() -> int:
-    value = int(np.random.SeedSequence().entropy % (2**63))
-    manual_seed(value)
-    return value
+    """Seed the global generator from the operating system's entropy; return the seed."""
+    return default_generator.seed()
 
 
 def initial_seed() -> int:

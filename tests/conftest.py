@@ -66,3 +66,14 @@ def pytest_collection_modifyitems(config, items):
 def device(request):
     """The device tensors are created on ("cpu", or "cuda" when available)."""
     return request.param
+
+
+def pytest_configure(config):
+    """Start the test process from PyTorch's fixed default seed. A program's global
+    generator is seeded afresh in every process (like PyTorch's); the tests are
+    reproducible instead: a failure shows the same numbers when run again."""
+    try:
+        import minitorch
+    except Exception:  # the library may not be importable yet
+        return
+    minitorch.manual_seed(67280421310721)
