@@ -42,7 +42,7 @@ from minitorch.creation import (
     zeros,
     zeros_like,
 )
-from minitorch.device import device
+from minitorch.device import device, get_default_device, set_default_device
 from minitorch.dispatch import backend, get_backend, set_backend
 from minitorch.dtypes import (
     bool_ as bool,  # noqa: A004 (PyTorch's name: minitorch.bool)
@@ -181,13 +181,14 @@ divide = div
 subtract = sub
 true_divide = div
 
-from minitorch import autograd, cuda
+from minitorch import accelerator, autograd, cuda
 
 __version__ = "0.1.0"
 del _binary, _indexing, _linalg, _reduce, _shape, _unary
 
 # neural networks: layers, optimizers, data, save/load
 from minitorch import course, data, nn, optim, testing, utils
+from minitorch.ops.composite import addcdiv, addcmul, clamp_max, clamp_min, index_fill, lerp, scatter
 from minitorch.ops.unary import erf
 from minitorch.printing import set_printoptions
 from minitorch.serialization import load, save
@@ -223,3 +224,17 @@ def _install_old_tensor_module_path() -> None:
 
 
 _install_old_tensor_module_path()
+
+
+def _torch_calling_conventions() -> None:
+    """Every op and factory above, as ``minitorch.<name>``, takes PyTorch's keyword names
+    (``add(input=a, other=b)``) and, where PyTorch's does, ``out=`` (``ops/out.py``)."""
+    from minitorch.ops import out
+
+    namespace = globals()
+    for name, value in list(namespace.items()):
+        if out.is_functional_form(name, value):
+            namespace[name] = out.functional_form(name, value)
+
+
+_torch_calling_conventions()
