@@ -15,7 +15,7 @@ import numpy as np
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
-from minitorch.device import as_device
+from minitorch.device import as_device, get_default_device
 from minitorch.dtypes import (
     as_dtype,
     bool_,
@@ -85,7 +85,7 @@ def _finish(array: np.ndarray, dtype: DType, device: Any, requires_grad: bool) -
         array = np.asarray(array, dtype=dtype.numpy)
     if not array.flags.c_contiguous:
         array = array.copy(order="C")
-    dev = as_device(device)
+    dev = as_device(device) if device is not None else get_default_device()
     storage = dispatch.from_numpy(array.reshape(-1), dev.type)
     t = Tensor(storage, array.shape, contiguous_strides(array.shape), 0, dtype, dev)
     if requires_grad:

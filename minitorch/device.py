@@ -10,6 +10,8 @@ the CUDA kernels) is decided by ``minitorch.cuda``.
 
 from __future__ import annotations
 
+import threading
+
 
 class device:  # noqa: N801 (PyTorch's name)
     """A device type (``"cpu"`` or ``"cuda"``) with an optional index (``"cuda:0"``)."""
@@ -58,6 +60,27 @@ CPU = device("cpu")
 
 
 _known: dict[str, device] = {"cpu": CPU}
+
+
+class _DefaultDevice(threading.local):
+    """The device factories use when none is given; each thread has its own (like PyTorch)."""
+
+    value: device | None = None
+
+
+_default_device = _DefaultDevice()
+
+
+def set_default_device(value: str | device | None) -> None:
+    """Make factories (``zeros``, ``randn``, ``nn.Linear``'s parameters...) create their
+    tensors on ``value`` when no ``device=`` is given, in this thread; ``None`` resets it
+    to the CPU. (An explicit ``device=`` always wins.)"""
+    _default_device.value = None if value is None else as_device(value)
+
+
+def get_default_device() -> device:
+    """The device factories use when no ``device=`` is given (see ``set_default_device``)."""
+    return _default_device.value or CPU
 
 
 def as_device(value: str | device | None) -> device:

@@ -17,7 +17,10 @@ calls dispatch. So a kernel may assume:
 * ``matmul``: ``a`` is ``[B, n, k]``, ``b`` is ``[B, k, m]``, ``out`` is ``[B, n, m]``,
   all one dtype (batch strides may be 0 for broadcasting);
 * ``gather``/``scatter_add``: ``index`` is int64, has the shape of ``out`` (gather) or
-  ``src`` (scatter_add), and every value is a valid index along ``dim``.
+  ``src`` (scatter_add), and every value is a valid index along ``dim``;
+* ``sort``: ``values`` and ``indices`` (int64) have ``a``'s shape, at least 1-D;
+* ``lu_factor``/``lu_solve``/``svd``: batches of matrices ``[B, rows, cols]``, floating
+  point; ``lu`` is square, ``pivots`` int64 ``[B, n]``; nothing empty reaches ``svd``.
 
 Functions each backend module provides::
 
@@ -33,6 +36,10 @@ Functions each backend module provides::
     matmul(out, a, b)                out[z, i, j] = sum_k a[z, i, k] * b[z, k, j]
     gather(out, a, dim, index)       out[i][j][k] = a[i][index[i][j][k]][k]      (dim 1)
     scatter_add(out, dim, index, src) out[i][index[i][j][k]][k] += src[i][j][k]  (dim 1)
+    sort(values, indices, a, dim, descending)   each line along dim, stable, NaN largest
+    lu_factor(lu, pivots)            in place: A -> L and U of P A = L U (partial pivoting)
+    lu_solve(x, lu, pivots)          in place: B -> X with A X = B, from A's factors
+    svd(u, s, vh, a)                 A = U diag(S) Vh; u [B, m, m] asks for full matrices
 """
 
 import os
@@ -50,3 +57,8 @@ class Strided(NamedTuple):
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     offset: int
+
+
+# PyTorch's ``torch.backends.mps`` and ``torch.backends.cudnn``, which tutorials query
+# before picking a device: two small answer-only modules, no kernels.
+from minitorch.backends import cudnn, mps  # noqa: E402
