@@ -1,4 +1,4 @@
-"""``minitorch.optim``: optimizers (``SGD``, ``Adam``, ``AdamW``) and learning-rate
+"""``minitorch.optim``: optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``) and learning-rate
 schedules (``optim.lr_scheduler``).
 
     optimizer = optim.Adam(model.parameters(), lr=1e-3)
@@ -11,6 +11,7 @@ schedules (``optim.lr_scheduler``).
 from minitorch.optim import lr_scheduler
 from minitorch.optim.adam import Adam, AdamW
 from minitorch.optim.optimizer import Optimizer
+from minitorch.optim.rmsprop import RMSprop
 from minitorch.optim.sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler"]
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
