@@ -1,14 +1,27 @@
 """Data types and PyTorch's type-promotion rules.
 
-A ``dtype`` says how to read each storage cell: ``float32`` (the default), ``float64``,
-``int64``, ``int32`` or ``bool``. Each one wraps the NumPy dtype used for CPU storage.
+A ``dtype`` says how to read each storage cell. minitorch has PyTorch's ten real types:
+
+    bool
+    uint8  int8  int16  int32  int64            (integers; only uint8 is unsigned)
+    float16  bfloat16  float32 (the default)  float64
+
+Each one wraps the NumPy dtype of its CPU storage cells. NumPy has no ``bfloat16``, so a
+bfloat16 tensor stores 16-bit words (``numpy.uint16``): the top half of a float32, read by
+putting the 16 bits back on top (``bfloat16_to_float32``) and written by rounding a
+float32 to its nearest top half (``float32_to_bfloat16``). The kernels compute both
+16-bit floats in float32 and round once when they store, as PyTorch does on the CPU
+(``minitorch/backends/half_precision.py``).
 
 When an operation mixes dtypes, the result dtype follows PyTorch:
 
-1. Order the *categories*: bool < integer < floating point.
+1. Two dtypes meet at ``promote_types``: the higher *category* wins (bool < integer <
+   floating point); within a category the larger type wins, except that uint8 with a
+   signed type needs a signed type that holds 0..255 (``uint8, int8 -> int16``) and
+   float16 with bfloat16 needs float32 (neither holds the other's values).
 2. Tensors with dimensions decide first; a 0-d tensor or a Python number only wins
    when it is of a *higher category* (``int_tensor * 2.5`` is float, but
-   ``float32_tensor * 2.5`` stays float32: a Python scalar does not upcast).
+   ``float16_tensor * 2.5`` stays float16: a Python scalar does not upcast).
 3. A Python float counts as the default dtype, a Python int as int64.
 
     >>> result_type(float32, 2.5) is float32       # scalar does not upcast
@@ -21,29 +34,51 @@ import math
 
 import numpy as np
 
+BOOL, INTEGER, FLOATING = 0, 1, 2  # the categories, in promotion order
+
 
 class dtype:  # noqa: N801 (PyTorch's name)
-    """A tensor element type, such as ``minitorch.float32``."""
+    """A tensor element type, such as ``minitorch.float32``.
 
-    def __init__(self, name: str, numpy_dtype: type, category: int, rank: int) -> None:
+    ``type_name`` is PyTorch's C++ name of the type as its messages spell it
+    (``"Float"``, ``"Long"``: ``x.type()`` is ``"minitorch.FloatTensor"``), and ``c_name``
+    the C type its overflow messages name (``"int64_t"``)."""
+
+    def __init__(self, name: str, numpy_dtype: type, category: int, type_name: str, c_name: str) -> None:
         self.name = name
-        self.numpy = np.dtype(numpy_dtype)
-        self.category = category  # 0 bool, 1 integer, 2 floating point
-        self.rank = rank  # position in the promotion order
+        self.numpy = np.dtype(numpy_dtype)  # the storage cells
+        self.category = category
+        self.type_name = type_name
+        self.c_name = c_name
         self.itemsize = self.numpy.itemsize
 
     @property
     def is_floating_point(self) -> bool:
-        return self.category == 2
+        return self.category == FLOATING
 
     @property
     def is_signed(self) -> bool:
-        return self.category != 0
+        return self.category != BOOL and self.name != "uint8"
 
     @property
-    def type_name(self) -> str:
-        """PyTorch's C++ name of the type, as its error messages spell it ("Float", "Long")."""
-        return _TYPE_NAMES[self.name]
+    def host_numpy(self) -> np.dtype:
+        """The NumPy dtype this type's *values* are read into on the host: its storage
+        dtype, except bfloat16, whose values NumPy holds as float32."""
+        return np.dtype(np.float32) if self is bfloat16 else self.numpy
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        """Numbers (any NumPy array) as storage cells of this type. A float64 reaches
+        a 16-bit float through float32, rounding twice, as PyTorch's conversions do."""
+        if self is bfloat16:
+            return float32_to_bfloat16(np.asarray(values, dtype=np.float32))
+        if self is float16 and np.asarray(values).dtype == np.float64:
+            values = np.asarray(values, dtype=np.float32)
+        return np.asarray(values, dtype=self.numpy)
+
+    def decode(self, cells: np.ndarray) -> np.ndarray:
+        """Storage cells of this type as NumPy numbers (the cells themselves, except for
+        bfloat16, whose words become a new float32 array)."""
+        return bfloat16_to_float32(cells) if self is bfloat16 else cells
 
     def __repr__(self) -> str:
         return f"minitorch.{self.name}"
@@ -52,17 +87,45 @@ class dtype:  # noqa: N801 (PyTorch's name)
         return self.name
 
 
-bool_ = dtype("bool", np.bool_, 0, 0)
-int32 = dtype("int32", np.int32, 1, 1)
-int64 = dtype("int64", np.int64, 1, 2)
-float32 = dtype("float32", np.float32, 2, 3)
-float64 = dtype("float64", np.float64, 2, 4)
+bool_ = dtype("bool", np.bool_, BOOL, "Bool", "bool")
+uint8 = dtype("uint8", np.uint8, INTEGER, "Byte", "uint8_t")
+int8 = dtype("int8", np.int8, INTEGER, "Char", "int8_t")
+int16 = dtype("int16", np.int16, INTEGER, "Short", "int16_t")
+int32 = dtype("int32", np.int32, INTEGER, "Int", "int")
+int64 = dtype("int64", np.int64, INTEGER, "Long", "int64_t")
+float16 = dtype("float16", np.float16, FLOATING, "Half", "c10::Half")
+bfloat16 = dtype("bfloat16", np.uint16, FLOATING, "BFloat16", "c10::BFloat16")  # 16-bit words
+float32 = dtype("float32", np.float32, FLOATING, "Float", "float")
+float64 = dtype("float64", np.float64, FLOATING, "Double", "double")
 
-ALL_DTYPES = (bool_, int32, int64, float32, float64)
-_TYPE_NAMES = {"bool": "Bool", "int32": "Int", "int64": "Long", "float32": "Float", "float64": "Double"}
-_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+# NumPy dtype -> minitorch dtype, for arrays from NumPy: uint16 arrays are numbers, not
+# bfloat16 words, so bfloat16 has no NumPy dtype of its own here.
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d is not bfloat16}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME.update({"float": float32, "double": float64, "long": int64, "int": int32})
+_BY_NAME.update({"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
+                 "short": int16})  # fmt: skip
+
+
+def float32_to_bfloat16(values: np.ndarray) -> np.ndarray:
+    """float32 values as bfloat16 words, rounded to nearest, ties to even (as PyTorch).
+
+    A bfloat16 is the top 16 bits of a float32 (sign, 8 exponent bits, 7 of the 23
+    fraction bits). Adding ``0x7FFF`` plus the lowest kept bit to the 32 bits before
+    cutting off the low half rounds to nearest with ties to even; an overflow of the
+    fraction carries into the exponent, so the largest values round up to infinity.
+    NaN could round into infinity this way, so it becomes the quiet NaN ``0x7FC0``."""
+    floats = np.asarray(values, dtype=np.float32, order="C")
+    bits = floats.view(np.uint32)
+    lowest_kept_bit = (bits >> 16) & 1
+    words = ((bits + (0x7FFF + lowest_kept_bit)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(floats), np.uint16(0x7FC0), words)
+
+
+def bfloat16_to_float32(words: np.ndarray) -> np.ndarray:
+    """bfloat16 words as float32 values (exact): the 16 bits become the top half."""
+    return (np.asarray(words, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
 
 _default_dtype = float32
 
@@ -116,8 +179,19 @@ def from_numpy_dtype(numpy_dtype: np.dtype) -> dtype:
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
-    """The smallest dtype both ``a`` and ``b`` convert to without losing their category."""
-    return a if a.rank >= b.rank else b
+    """The smallest dtype both ``a`` and ``b`` convert to without losing their category
+    (PyTorch's table: ``promote_types(uint8, int8)`` is int16, ``(float16, bfloat16)``
+    float32, ``(int64, float16)`` float16)."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == INTEGER and a.is_signed != b.is_signed:  # uint8 meets a signed type:
+        signed = a if a.is_signed else b  # that type, at least int16 to hold 0..255
+        return signed if signed.itemsize > 1 else int16
+    if {a.name, b.name} == {"float16", "bfloat16"}:
+        return float32
+    return a if a.itemsize >= b.itemsize else b
 
 
 def scalar_dtype(value: bool | int | float) -> dtype:
@@ -138,7 +212,7 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
         return lower
     if lower is None or higher.is_floating_point:
         return higher
-    if higher.category == 0 or lower.is_floating_point:
+    if higher.category == BOOL or lower.is_floating_point:
         return promote_types(higher, lower)
     return higher
 
@@ -164,38 +238,45 @@ def result_type(*operands: object) -> dtype:
     return result
 
 
-# PyTorch names the C type in its overflow messages: ``full((1,), 2**40, dtype=int32)``
-# says "value cannot be converted to type int without overflow".
-_C_NAMES = {"bool": "bool", "int32": "int", "int64": "int64_t", "float32": "float", "float64": "double"}
+def _integer_range(d: dtype, of_floats: bool) -> tuple[int, int]:
+    """The values an integer dtype accepts from Python numbers, as PyTorch checks them:
+    its own range, except that uint8 takes the negative integers down to -255 too and
+    wraps them around (``-1`` is 255), as the two's complement of a subtraction would."""
+    info = np.iinfo(d.numpy)
+    if d.is_signed or of_floats:
+        return int(info.min), int(info.max)
+    return -int(info.max), int(info.max)
 
 
 def check_scalar_fits(value: bool | int | float, d: dtype) -> None:
     """Raise PyTorch's RuntimeError when a Python number cannot be stored as ``d``
     (``full``, ``fill_``): integers must hold the value rounded toward zero (so never
-    NaN or inf), float32 must hold any finite value. Anything fits in bool."""
-    if d.category == 1:
-        info = np.iinfo(d.numpy)
-        fits = (not isinstance(value, float) or math.isfinite(value)) and (
-            info.min <= math.trunc(value) <= info.max)  # fmt: skip
-    elif d.name == "float32" and isinstance(value, float) and math.isfinite(value):
+    NaN or inf), float32 must hold any finite value. Anything fits in bool, and the
+    16-bit floats take anything too (too large is infinity)."""
+    if d.category == INTEGER:
+        is_float = isinstance(value, float)
+        low, high = _integer_range(d, is_float)
+        fits = (not is_float or math.isfinite(value)) and low <= math.trunc(value) <= high
+    elif d is float32 and isinstance(value, float) and math.isfinite(value):
         fits = abs(value) <= float(np.finfo(np.float32).max)
     else:
         fits = True
     if not fits:
-        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[d.name]} without overflow")
+        raise RuntimeError(f"value cannot be converted to type {d.c_name} without overflow")
 
 
 def check_array_fits(values: np.ndarray, d: dtype) -> None:
     """Raise PyTorch's RuntimeError when Python numbers read into ``values`` (floats or
     int64) do not fit the integer dtype ``d`` (``tensor([3e9], dtype=int32)``): each
     value rounded toward zero must lie in the type's range, and NaN or inf never does."""
-    if d.category != 1 or values.dtype.kind not in "fi":
+    if d.category != INTEGER or values.dtype.kind not in "fi":
         return
-    info = np.iinfo(d.numpy)
     with np.errstate(invalid="ignore"):
-        if values.dtype.kind == "f":  # info.max + 1 = 2**(bits-1) is exact in float64
-            fits = np.isfinite(values) & (np.trunc(values) >= info.min) & (values < -float(info.min))
+        if values.dtype.kind == "f":  # high + 1 is a power of two: exact in float64
+            low, high = _integer_range(d, of_floats=True)
+            fits = np.isfinite(values) & (np.trunc(values) >= low) & (values < float(high) + 1)
         else:
-            fits = (values >= info.min) & (values <= info.max)
+            low, high = _integer_range(d, of_floats=False)
+            fits = (values >= low) & (values <= high)
     if not fits.all():
         raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")

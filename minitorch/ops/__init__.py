@@ -29,12 +29,16 @@ from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.ops import (
     binary,
     compare,
+    composite,
     convert,
+    cross,
+    diagonals,
     gather,
     indexing,
     inplace,
     linalg,
     reduce,
+    scan,
     shape,
     unary,
 )
@@ -93,6 +97,15 @@ def _iop(inplace_function: Any) -> Any:
     return method
 
 
+def _shift_into(shift: Any) -> Any:
+    """``t <<= other`` and ``t >>= other``: the shifted ``t`` written back into ``t``."""
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        return inplace.apply_inplace(self, lambda old: shift(old, other))
+
+    return method
+
+
 def _where_method(t: Tensor, condition: Tensor, other: Any) -> Tensor:
     """``t.where(condition, other)``: ``t`` where ``condition`` holds, else ``other``."""
     return binary.where(condition, t, other)
@@ -112,6 +125,9 @@ METHODS: dict[str, Any] = {
     "log1p": unary.log1p, "sqrt": unary.sqrt, "rsqrt": unary.rsqrt, "sin": unary.sin,
     "cos": unary.cos, "tanh": unary.tanh, "sigmoid": unary.sigmoid, "relu": unary.relu,
     "erf": unary.erf,
+    "asin": unary.asin, "acos": unary.acos, "atan": unary.atan, "arcsin": unary.asin,
+    "arccos": unary.acos, "arctan": unary.atan, "sinh": unary.sinh, "cosh": unary.cosh,
+    "nan_to_num": unary.nan_to_num,
     "reciprocal": unary.reciprocal, "sign": unary.sign, "floor": unary.floor,
     "ceil": unary.ceil, "logical_not": unary.logical_not, "bitwise_not": unary.bitwise_not,
     "square": unary.square,
@@ -124,6 +140,9 @@ METHODS: dict[str, Any] = {
     "gt": compare.gt, "ge": compare.ge, "logical_and": compare.logical_and,
     "logical_or": compare.logical_or, "bitwise_and": compare.bitwise_and,
     "bitwise_or": compare.bitwise_or, "bitwise_xor": compare.bitwise_xor, "where": _where_method,
+    "bitwise_left_shift": binary.bitwise_left_shift,
+    "bitwise_right_shift": binary.bitwise_right_shift,
+    "atan2": binary.atan2, "arctan2": binary.atan2,
     "isclose": compare.isclose, "allclose": compare.allclose, "equal": compare.equal,
     # reductions
     "sum": reduce.sum, "mean": reduce.mean, "prod": reduce.prod, "max": reduce.max,
@@ -139,6 +158,10 @@ METHODS: dict[str, Any] = {
     "select": shape.select, "as_strided": shape.as_strided, "split": shape.split,
     "chunk": shape.chunk, "unbind": shape.unbind, "contiguous": shape.contiguous,
     "clone": shape.clone, "flip": shape.flip,
+    # running sums, diagonals, cross product
+    "cumsum": scan.cumsum, "cumprod": scan.cumprod, "tril": diagonals.tril,
+    "triu": diagonals.triu, "diag": diagonals.diag, "diagonal": diagonals.diagonal,
+    "diag_embed": diagonals.diag_embed, "cross": cross.cross,
     # indexing
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
     "gather": gather.gather, "scatter_add": gather.scatter_add,
@@ -149,13 +172,18 @@ METHODS: dict[str, Any] = {
     "mv": linalg.mv,
     # in place
     "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.mul_, "div_": inplace.div_,
-    "clamp_": inplace.clamp_, "pow_": inplace.pow_, "neg_": inplace.neg_,
-    "exp_": inplace.exp_, "sqrt_": inplace.sqrt_, "relu_": inplace.relu_,
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
+    "resize_": inplace.resize_,  # (and every op's own: sin_, clamp_, t_... see below)
+    # formulas of other ops
+    "addcmul": composite.addcmul, "addcdiv": composite.addcdiv, "lerp": composite.lerp,
+    "clamp_min": composite.clamp_min, "clamp_max": composite.clamp_max,
+    "index_fill": composite.index_fill, "scatter": composite.scatter,
     # conversions
     "to": convert.to, "cpu": convert.cpu, "cuda": convert.cuda, "float": convert.float,
     "double": convert.double, "long": convert.long, "int": convert.int,
-    "bool": convert.bool, "type": convert.type, "type_as": convert.type_as,
+    "bool": convert.bool, "half": convert.half, "bfloat16": convert.bfloat16,
+    "short": convert.short, "char": convert.char, "byte": convert.byte,
+    "type": convert.type, "type_as": convert.type_as,
     # new tensors like this one
     "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
     "new_full": creation.new_full, "new_empty": creation.new_empty,
@@ -178,11 +206,19 @@ METHODS: dict[str, Any] = {
     "__xor__": _operator(compare.bitwise_xor),
     "__rand__": _reflect(compare.bitwise_and), "__ror__": _reflect(compare.bitwise_or),
     "__rxor__": _reflect(compare.bitwise_xor),
+    "__lshift__": _operator(binary.bitwise_left_shift),
+    "__rlshift__": _reflect(binary.bitwise_left_shift),
+    "__rshift__": _operator(binary.bitwise_right_shift),
+    "__rrshift__": _reflect(binary.bitwise_right_shift),
+    "__ilshift__": _shift_into(binary.bitwise_left_shift),
+    "__irshift__": _shift_into(binary.bitwise_right_shift),
     "__eq__": _operator(compare.eq), "__ne__": _operator(compare.ne),
     "__lt__": compare.lt, "__le__": compare.le, "__gt__": compare.gt, "__ge__": compare.ge,
     "__iadd__": _iop(inplace.add_), "__isub__": _iop(inplace.sub_),
     "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
 }  # fmt: skip
+
+METHODS.update(inplace.variants(METHODS))  # sin_, clamp_, t_, ...: one list in inplace.py
 
 for _name, _function in METHODS.items():
     setattr(Tensor, _name, _function)

@@ -13,12 +13,24 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import dispatch
+from minitorch import dispatch, dtypes
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.device import as_device
 from minitorch.device import device as Device
-from minitorch.dtypes import ALL_DTYPES, as_dtype, bool_, float32, float64, int32, int64
+from minitorch.dtypes import (
+    ALL_DTYPES,
+    as_dtype,
+    bool_,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import contiguous_strides
 from minitorch.ops.common import cast, require_tensor
@@ -32,7 +44,7 @@ class ToCopy(Function):
         ctx.dtype, ctx.device = x.dtype, x.device
         if device == x.device:
             return cast(x, dtype)
-        host = np.ascontiguousarray(x._host_array()).astype(dtype.numpy).reshape(-1)
+        host = dtype.encode(np.ascontiguousarray(x._host_array())).reshape(-1)
         storage = dispatch.from_numpy(host, device.type)
         return Tensor(storage, x._shape, contiguous_strides(x._shape), 0, dtype, device)
 
@@ -89,6 +101,26 @@ def int(x: Tensor) -> Tensor:  # noqa: A001
 
 def bool(x: Tensor) -> Tensor:  # noqa: A001
     return to(x, bool_)
+
+
+def half(x: Tensor) -> Tensor:
+    return to(x, float16)
+
+
+def bfloat16(x: Tensor) -> Tensor:
+    return to(x, dtypes.bfloat16)
+
+
+def short(x: Tensor) -> Tensor:
+    return to(x, int16)
+
+
+def char(x: Tensor) -> Tensor:  # C's char: a signed byte
+    return to(x, int8)
+
+
+def byte(x: Tensor) -> Tensor:
+    return to(x, uint8)
 
 
 def type_as(x: Tensor, other: Tensor) -> Tensor:
