@@ -52,6 +52,16 @@ function valueColour(v) {
 
 // byte (0..255) -> colour, computed once
 const BYTE_COLOURS = Array.from({ length: 256 }, (_, b) => valueColour(b / 127.5 - 1));
+
+// The same tables as whole pixels: a canvas pixel is four bytes r, g, b, alpha, which
+// one 32-bit number holds, so painting a heatmap is one table look-up per pixel.
+function packedPixels(colours) {
+  const bytes = new Uint8ClampedArray(colours.length * 4);
+  colours.forEach(([r, g, b], i) => bytes.set([r, g, b, 255], i * 4));
+  return new Uint32Array(bytes.buffer); // read back in the machine's own byte order
+}
+const BYTE_PIXELS = packedPixels(BYTE_COLOURS);
+const CRISP_PIXELS = packedPixels(BYTE_COLOURS.map((_, b) => BYTE_COLOURS[b < 128 ? 0 : 255]));
 const css = (rgb) => `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
 
 function labelColour(label, numClasses) {
@@ -86,24 +96,24 @@ function formatNumber(value, digits = 3) {
 // ----- drawing heatmaps ---------------------------------------------------------------
 
 function paintPlane(canvas, bytes, offset, { discretize = false, classes = null } = {}) {
-  // Paint one GRID x GRID heatmap. With `classes` (a second plane of class numbers),
-  // `bytes` is the winning probability and the colour is that class's.
+  // Paint one GRID x GRID heatmap: for each pixel i, pixels[i] = table[plane[i]].
+  // With `classes` (a second plane of class numbers), `bytes` is the winning
+  // probability and the colour is that class's.
   const context = canvas.getContext("2d");
   const image = context.createImageData(GRID, GRID);
-  const pixels = image.data; // r, g, b, a for each pixel
-  for (let i = 0; i < GRID * GRID; i++) {
-    const b = bytes.getUint8(offset + i);
-    let rgb;
-    if (classes) {
-      const colour = PALETTE[classes.bytes.getUint8(classes.offset + i) % PALETTE.length];
-      rgb = discretize ? colour : mix([255, 255, 255], colour, 0.15 + 0.85 * (b / 255));
-    } else {
-      rgb = BYTE_COLOURS[discretize ? (b < 128 ? 0 : 255) : b];
+  const plane = new Uint8Array(bytes.buffer, bytes.byteOffset + offset, GRID * GRID);
+  if (classes) {
+    const winners = new Uint8Array(classes.bytes.buffer, classes.bytes.byteOffset + classes.offset, GRID * GRID);
+    const pixels = image.data; // r, g, b, a for each pixel
+    for (let i = 0; i < GRID * GRID; i++) {
+      const colour = PALETTE[winners[i] % PALETTE.length];
+      const rgb = discretize ? colour : mix([255, 255, 255], colour, 0.15 + 0.85 * (plane[i] / 255));
+      pixels.set([rgb[0], rgb[1], rgb[2], 255], i * 4);
     }
-    pixels[i * 4] = rgb[0];
-    pixels[i * 4 + 1] = rgb[1];
-    pixels[i * 4 + 2] = rgb[2];
-    pixels[i * 4 + 3] = 255;
+  } else {
+    const pixels = new Uint32Array(image.data.buffer);
+    const table = discretize ? CRISP_PIXELS : BYTE_PIXELS;
+    for (let i = 0; i < GRID * GRID; i++) pixels[i] = table[plane[i]];
   }
   context.putImageData(image, 0, 0);
 }
@@ -705,7 +715,7 @@ function render({ model, el: host }) {
       buildNetwork(net);
     }
     drawNetwork();
-    drawFrame();
+    stale.add("frame"); // the heatmaps' order and canvases come with the network
   }
 
   function onPoints() {
@@ -716,16 +726,30 @@ function render({ model, el: host }) {
     code.textContent = model.get("code");
   }
 
-  const handlers = { "change:config": onConfig, "change:status": onStatus, "change:net": onNet,
-    "change:frame": drawFrame, "change:points": onPoints, "change:code": onCode };
+  // Drawing is decoupled from Python's updates: a change only marks what is out of
+  // date, and the next animation frame draws the latest state once. However many
+  // updates arrive between two frames, each part is drawn at most once per frame
+  // (and not at all while the browser tab is hidden).
+  const drawers = { net: onNet, frame: drawFrame, config: onConfig, status: onStatus,
+    points: onPoints, code: onCode }; // in this order: the network's shape first
+  const stale = new Set();
+  let frameRequested = null;
+  function drawStale() {
+    frameRequested = null;
+    for (const [name, draw] of Object.entries(drawers)) {
+      if (stale.delete(name)) draw();
+    }
+  }
+  const handlers = Object.fromEntries(Object.keys(drawers).map((name) => [`change:${name}`, () => {
+    stale.add(name);
+    frameRequested ??= requestAnimationFrame(drawStale);
+  }]));
   for (const [event, handler] of Object.entries(handlers)) model.on(event, handler);
-  onNet();
-  onConfig();
-  onStatus();
-  onPoints();
-  onCode();
+  for (const name of Object.keys(drawers)) stale.add(name);
+  drawStale();
   return () => {
     for (const [event, handler] of Object.entries(handlers)) model.off(event, handler);
+    if (frameRequested !== null) cancelAnimationFrame(frameRequested);
   };
 }
 

@@ -6,9 +6,10 @@ that the kernel handles *between* other work. So ``play`` must not be a loop tha
 blocks until training ends. There are two ways to run frames in the background:
 
 * **In Jupyter** the kernel already runs an asyncio event loop (``kernel_loop``). ``Player`` adds a task
-  to it that trains one frame, then ``await``\\ s a moment, so the loop can read the
-  page's messages before the next frame. One thread: no locks needed between training
-  and message handlers.
+  to it that trains one frame, then ``await asyncio.sleep(0)``: that hands control back
+  to the loop, which reads the page's waiting messages (if any) before the next frame,
+  without waiting a moment longer than that. One thread: no locks needed between
+  training and message handlers.
 * **In a plain script** (or anywhere without a running loop) it starts a daemon thread
   that does the same, sleeping a moment between frames so the main thread runs too.
   Callers guard shared state with a lock; ``wait()`` blocks until the run ends.
@@ -24,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 
-PAUSE_BETWEEN_FRAMES = 0.001  # seconds given to the event loop / other threads per frame
+PAUSE_BETWEEN_FRAMES = 0.001  # seconds the training thread sleeps per frame (thread mode)
 
 
 def kernel_loop() -> asyncio.AbstractEventLoop | None:
@@ -91,7 +92,7 @@ class Player:
     async def _run_async(self, number: int) -> None:
         try:
             while self._current(number) and self._safe_frame():
-                await asyncio.sleep(PAUSE_BETWEEN_FRAMES)
+                await asyncio.sleep(0)  # the loop handles what is waiting, then we go on
         finally:
             self._finish(number)
 

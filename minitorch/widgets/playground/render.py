@@ -13,7 +13,8 @@ keeps what every neuron says about every grid point. Those are the heatmaps:
 
 Each heatmap is sent as 100x100 bytes: a value ``v`` in ``[-1, 1]`` becomes
 ``round((v + 1) · 127.5)`` (0 is orange, 255 blue). All of them go in one ``bytes``
-object, in the order ``plane_keys`` lists, so a whole frame is one binary message.
+object, in the order ``plane_keys`` lists, so a whole frame is one binary message (an
+anywidget binary buffer, not a JSON list: 10 kB per heatmap).
 
 ``network_view`` gathers the small things: weights and biases (drawn as links and
 squares), their gradients from the last batch, each layer's gradient norm, and the
@@ -75,32 +76,40 @@ class Renderer:
         return self._grid_inputs[key]
 
     def frame(self, trainer: Any) -> tuple[list[str], bytes]:
-        """All heatmaps of the current model: ``(plane_keys, bytes)``."""
+        """All heatmaps of the current model: ``(plane_keys, bytes)``.
+
+        One forward pass over the grid gives every neuron's heatmap at once: layer ``k``
+        is one ``[10000, fan_in] @ [fan_in, neurons]`` matmul, not one pass per neuron.
+        The values of all planes then become bytes in one vectorised step::
+
+            values = [boundary | layer 1 | layer 2 | ... | output]   # [10000, planes]
+            frame = to_bytes(values).T                              # plane after plane
+        """
         config = trainer.built  # the settings the model was built with
         with trainer.computing(), no_grad():
             inputs = self.grid_inputs(config.features, trainer.device)
             outputs = [out.cpu().numpy() for out in network.layer_outputs(trainer.model, inputs)]
-        keys: list[str] = []
-        planes: list[np.ndarray] = []
+        keys = ["boundary"]
+        classes = None  # the winning class per grid point, for three classes or more
         final = outputs[-1]
         if config.loss == "cross_entropy":
             final = _softmax(final)
             if final.shape[1] == 2:
-                keys.append("boundary")
-                planes.append(to_bytes(final[:, 1] - final[:, 0]))
+                boundary = final[:, 1] - final[:, 0]
             else:
-                keys += ["boundary", "boundary_class"]
-                planes.append(to_bytes(final.max(axis=1) * 2 - 1))
-                planes.append(final.argmax(axis=1).astype(np.uint8))
+                boundary = final.max(axis=1) * 2 - 1
+                classes = final.argmax(axis=1).astype(np.uint8)
             outputs[-1] = final * 2 - 1  # neuron heatmaps of the outputs: 2p - 1
         else:
-            keys.append("boundary")
-            planes.append(to_bytes(final[:, 0]))
+            boundary = final[:, 0]
         for layer, values in enumerate(outputs, start=1):
-            for neuron in range(values.shape[1]):
-                keys.append(f"node:{layer}:{neuron}")
-                planes.append(to_bytes(values[:, neuron]))
-        return keys, np.concatenate(planes).tobytes()
+            keys += [f"node:{layer}:{neuron}" for neuron in range(values.shape[1])]
+        values = np.concatenate([boundary[:, None], *outputs], axis=1)
+        planes = to_bytes(values).T.tobytes()  # row p of the transpose is plane p
+        if classes is not None:
+            keys.append("boundary_class")
+            planes += classes.tobytes()
+        return keys, planes
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

@@ -237,8 +237,9 @@ class Trainer:
         if self.problems or self.built is None:
             return self.message or "fix the settings first"
         self.message = DIVERGED if self.diverged else ""
-        self.snapshots.forget_after(self.epoch)
-        self.history = [entry for entry in self.history if entry.epoch <= self.epoch]
+        if self.history and self.history[-1].epoch > self.epoch:  # resumed from a snapshot
+            self.snapshots.forget_after(self.epoch)
+            self.history = [entry for entry in self.history if entry.epoch <= self.epoch]
         with self.computing():
             for _ in range(int(epochs)):
                 reason = self.stop_reason()
