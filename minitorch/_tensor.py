@@ -30,6 +30,7 @@ from minitorch.layout import (
     checked_numel,
     contiguous_strides,
     is_contiguous,
+    new_tensor_layout,
     normalize_dim,
     numel,
     out_of_memory,
@@ -99,19 +100,20 @@ class Tensor:
     @staticmethod
     def _empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with its own (uninitialised) storage."""
-        count = checked_numel(shape, dtype.itemsize)
+        shape = tuple(shape)
+        count, strides = new_tensor_layout(shape, dtype.itemsize)  # checked, remembered
         try:
             storage = dispatch.empty(count, dtype.numpy, device.type)
         except MemoryError as error:
             raise out_of_memory(shape, dtype.itemsize) from error
-        return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
+        return Tensor(storage, shape, strides, 0, dtype, device)
 
     @staticmethod
     def _full(shape: tuple[int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with every element equal to ``value``."""
         count = checked_numel(shape, dtype.itemsize)
         with allocating(shape, dtype.itemsize):
-            host = np.full(count, value, dtype=dtype.numpy)
+            host = dtype.encode(np.full(count, value, dtype=dtype.host_numpy))
         storage = dispatch.from_numpy(host, device.type)
         return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
 
@@ -255,15 +257,16 @@ class Tensor:
     # ----- leaving minitorch -------------------------------------------------------
 
     def _host_array(self) -> np.ndarray:
-        """This tensor as a NumPy array over host memory (a view on the CPU, a copy of
-        the whole storage from a CUDA device)."""
+        """This tensor's values as a NumPy array over host memory (a view on the CPU, a
+        copy of the whole storage from a CUDA device; a new float32 array for bfloat16,
+        whose 16-bit words NumPy cannot read as numbers)."""
         storage = dispatch.to_numpy(self._storage, self.device.type)
         item = storage.itemsize
-        return np.lib.stride_tricks.as_strided(
+        return self.dtype.decode(np.lib.stride_tricks.as_strided(
             storage[self._offset :] if self.numel() else storage,
             shape=self._shape,
             strides=tuple(s * item for s in self._strides),
-        )
+        ))  # fmt: skip
 
     def numpy(self) -> np.ndarray:
         """A NumPy array sharing this tensor's memory (CPU only, like PyTorch)."""
@@ -277,6 +280,9 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if self.dtype.name == "bfloat16":  # NumPy has no bfloat16 to share memory with
+            raise TypeError("Got unsupported ScalarType BFloat16 (NumPy has no bfloat16: "
+                            "convert first, t.float().numpy())")  # fmt: skip
         return self._host_array()
 
     # ``np.float32(2) * t``: NumPy would take the tensor as an array and return an array,

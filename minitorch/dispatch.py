@@ -2,7 +2,8 @@
 
 Every operation on tensors ends in a call to one of the *primitives* below (``map``,
 ``zip``, ``where``, ``reduce``, ``arg_reduce``, ``matmul``, ``gather``,
-``scatter_add``). Dispatch is the only place that knows backends exist. For each call it
+``scatter_add``; and, whole lines or matrices at a time, ``sort``, ``lu_factor``,
+``lu_solve``, ``svd``). Dispatch is the only place that knows backends exist. For each call it
 
 1. checks that all tensors live on one device (else PyTorch's ``RuntimeError``);
 2. picks the backend chosen for that device (``set_backend`` / ``with backend(...)``);
@@ -90,7 +91,9 @@ def backend(name: str, device: str | None = None) -> Iterator[None]:
 
 def kernels_for(device_type: str) -> ModuleType:
     """The backend module that runs calls on ``device_type``."""
-    return load_backend(_active[device_type])
+    name = _active[device_type]
+    module = _loaded.get(name)  # every kernel call and allocation asks: one lookup
+    return module if module is not None else load_backend(name)
 
 
 # --------------------------------------------------------------------------------------
@@ -164,20 +167,28 @@ _traces: tuple[tuple[int, DispatchTrace], ...] = ()
 _traces_lock = threading.Lock()
 _debug = backends.debug_level  # MINITORCH_DEBUG, read once in minitorch/backends/__init__.py
 
+# True while some thread has a ``trace()`` block open or ``MINITORCH_DEBUG`` is on: only
+# then are the kernel calls timed and recorded, and only then does ``Function.apply``
+# push its op's name on ``thread_state.op_stack``. Off (the usual case), a kernel call
+# costs no bookkeeping at all.
+recording = bool(_traces or _debug)
+
 
 @contextlib.contextmanager
 def trace() -> Iterator[DispatchTrace]:
     """Record every call dispatched by this thread inside the block into the returned
     list."""
-    global _traces
+    global _traces, recording
     entry = (threading.get_ident(), DispatchTrace())
     with _traces_lock:
         _traces = (*_traces, entry)
+        recording = True
     try:
         yield entry[1]
     finally:
         with _traces_lock:
             _traces = tuple(e for e in _traces if e is not entry)
+            recording = bool(_traces or _debug)
 
 
 @contextlib.contextmanager
@@ -194,8 +205,9 @@ def op_context(name: str, phase: str = "forward") -> Iterator[None]:
 def set_debug(level: int) -> None:
     """Like ``MINITORCH_DEBUG``: 1 prints each call to stderr, 2 adds strides (the CUDA
     loader reads the same level: it prints each kernel it loads)."""
-    global _debug
+    global _debug, recording
     _debug = backends.debug_level = level
+    recording = bool(_traces or _debug)
 
 
 # --------------------------------------------------------------------------------------
@@ -204,7 +216,12 @@ def set_debug(level: int) -> None:
 
 
 def _strided(t: Any) -> Strided:
-    return Strided(t._storage, t._shape, t._strides, t._offset)
+    # ``tuple.__new__`` builds the named tuple directly: its generated constructor is a
+    # Python function that costs three times as much, and this runs for every operand.
+    return _new_tuple(Strided, (t._storage, t._shape, t._strides, t._offset))
+
+
+_new_tuple = tuple.__new__
 
 
 def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any:
@@ -216,7 +233,7 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any
                 f"devices, {device} and {t.device}! Move them with .to(device) first."
             )
     module = kernels_for(device.type)
-    if not (_traces or _debug):
+    if not recording:
         call(module)
         return out
     start = time.perf_counter()
@@ -306,4 +323,45 @@ def scatter_add(out: Any, dim: int, index: Any, src: Any) -> Any:
         out,
         (index, src),
         lambda k: k.scatter_add(_strided(out), dim, _strided(index), _strided(src)),
+    )
+
+
+def scan(op: str, out: Any, a: Any, dim: int) -> Any:
+    return _run("scan", op, out, (a,), lambda k: k.scan(op, _strided(out), _strided(a), dim))
+
+
+# Sorting and the matrix factorisations: whole lines or matrices at a time, not elements.
+
+
+def sort(values: Any, indices: Any, a: Any, dim: int, descending: bool) -> Any:
+    return _run(
+        "sort",
+        "sort",
+        values,
+        (indices, a),
+        lambda k: k.sort(_strided(values), _strided(indices), _strided(a), dim, descending),
+    )
+
+
+def lu_factor(lu: Any, pivots: Any) -> Any:
+    return _run("lu_factor", "lu_factor", lu, (), lambda k: k.lu_factor(_strided(lu), _strided(pivots)))
+
+
+def lu_solve(x: Any, lu: Any, pivots: Any) -> Any:
+    return _run(
+        "lu_solve",
+        "lu_solve",
+        x,
+        (lu, pivots),
+        lambda k: k.lu_solve(_strided(x), _strided(lu), _strided(pivots)),
+    )
+
+
+def svd(u: Any, s: Any, vh: Any, a: Any) -> Any:
+    return _run(
+        "svd",
+        "svd",
+        s,
+        (a,),
+        lambda k: k.svd(_strided(u), _strided(s), _strided(vh), _strided(a)),
     )

@@ -153,6 +153,14 @@ def _contiguous_strides(shape: tuple[int, ...]) -> Strides:
     return tuple(reversed(strides))
 
 
+@functools.lru_cache(maxsize=4096)  # every op's output asks: remember the answers
+def new_tensor_layout(shape: Shape, itemsize: int) -> tuple[int, Strides]:
+    """What a new contiguous tensor of ``shape`` (a tuple) needs: its element count, after
+    ``checked_numel``'s checks (a shape that fails them raises, and is not remembered),
+    and its row-major strides."""
+    return checked_numel(shape, itemsize), _contiguous_strides(shape)
+
+
 def is_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
     """True when the elements sit in storage in row-major order with no gaps.
 

@@ -156,15 +156,18 @@ class SavedTensor:
 
 
 class FunctionCtx:
-    """The ``ctx`` passed to ``forward`` and ``backward``: a place to keep things."""
+    """The ``ctx`` passed to ``forward`` and ``backward``: a place to keep things.
 
-    def __init__(self) -> None:
-        self.needs_input_grad: tuple[bool, ...] = ()
-        self._to_save: tuple[Tensor | None, ...] = ()
-        self._saved: list[SavedTensor | None] | None = None
-        self._unpacking_for: Node | None = None  # set by the node only while backward runs
-        self._non_differentiable: set[int] = set()
-        self._released = False
+    Its fields start as the class-level defaults below, and an instance stores only
+    what an op changes: a ctx is made for every op called, most ops change one or two
+    fields, and setting all six each time was a tenth of a small op's cost."""
+
+    needs_input_grad: tuple[bool, ...] = ()
+    _to_save: tuple[Tensor | None, ...] = ()
+    _saved: list[SavedTensor | None] | None = None
+    _unpacking_for: Node | None = None  # set by the node only while backward runs
+    _non_differentiable: frozenset[int] | set[int] = frozenset()  # a set once marked
+    _released = False
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keep tensors for ``backward`` (checked there for in-place changes)."""
@@ -189,7 +192,7 @@ class FunctionCtx:
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Outputs that have no gradient (indices, masks)."""
-        self._non_differentiable.update(id(t) for t in tensors)
+        self._non_differentiable = {*self._non_differentiable, *(id(t) for t in tensors)}
 
     def set_materialize_grads(self, value: bool) -> None:
         self._materialize = value
@@ -204,11 +207,13 @@ class BackwardNode(Node):
         self.ctx = ctx
         self.arg_is_tensor = [isinstance(a, Tensor) for a in args]
         inputs = [a for a in args if isinstance(a, Tensor)]
-        self.next_functions = tuple(gradient_edge(t) for t in inputs)
+        self.next_functions = tuple([gradient_edge(t) for t in inputs])
         self.input_meta = [(t._shape, t.dtype, t.device) for t in inputs]
         self.output_meta: list[tuple] = []
 
     def name(self) -> str:
+        if self.function.node_name is not None:
+            return self.function.node_name
         suffix = "Backward0" if self.function.__module__.startswith("minitorch.") else "Backward"
         return self.function.__name__ + suffix
 
@@ -223,7 +228,10 @@ class BackwardNode(Node):
         ctx = self.ctx
         ctx._unpacking_for = self  # a reference back to the node, for this call only
         try:
-            with dispatch.op_context(self.name(), "backward"):
+            if dispatch.recording:  # name the kernels of this backward in the trace
+                with dispatch.op_context(self.name(), "backward"):
+                    result = self.function.backward(ctx, *grads)
+            else:
                 result = self.function.backward(ctx, *grads)
         finally:
             ctx._unpacking_for = None
@@ -250,6 +258,11 @@ class Function:
     arguments that are not tensors or need no gradient). Call it with ``apply``.
     """
 
+    # The name of the op's node (``grad_fn``). None: the class name and "Backward0"
+    # ("Backward" for a user's Function), as PyTorch names its nodes; an op whose PyTorch
+    # name ends in another number (``sum(dim)`` gives ``SumBackward1``) sets it.
+    node_name: str | None = None
+
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
@@ -261,26 +274,30 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         ctx = FunctionCtx()
-        # (``a.requires_grad`` for a view, whose history may need renewing first.)
-        ctx.needs_input_grad = tuple(
+        # (``a.requires_grad`` for a view, whose history may need renewing first. A list
+        # made into a tuple: a generator expression costs three times as much here.)
+        ctx.needs_input_grad = needs_input_grad = tuple([
             isinstance(a, Tensor) and (a._requires_grad or (a._base is not None and a.requires_grad))
             for a in args
-        )
+        ])  # fmt: skip
         mode = grad_mode_of_thread.mode  # this thread's grad mode (see grad_mode.py)
         grad_enabled = mode.enabled
-        record = grad_enabled and any(ctx.needs_input_grad)
-        # Run forward with grad mode off, naming the op for dispatch traces. (The same as
-        # `with no_grad(), dispatch.op_context(name):`, written out because this runs on
-        # every single op and two with-blocks cost more than many small kernels.)
-        # An op called by a backward formula keeps the phase "backward" in the trace.
+        record = grad_enabled and True in needs_input_grad
+        # Run forward with grad mode off and, while dispatch records kernel calls, with
+        # the op's name on the stack that names them. (The same as `with no_grad(),
+        # dispatch.op_context(name):`, written out because this runs on every single op
+        # and two with-blocks cost more than many small kernels.) An op called by a
+        # backward formula keeps the phase "backward" in the trace.
         mode.enabled = False
-        stack = dispatch.thread_state.op_stack
-        stack.append((cls.__name__, stack[-1][1] if stack else "forward"))
+        stack = dispatch.thread_state.op_stack if dispatch.recording else None
+        if stack is not None:
+            stack.append((cls.__name__, stack[-1][1] if stack else "forward"))
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             mode.enabled = grad_enabled
-            stack.pop()
+            if stack is not None:
+                stack.pop()
         if not record:
             return outputs
         node = BackwardNode(cls, ctx, args)

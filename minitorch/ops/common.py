@@ -6,6 +6,7 @@ calls directly.
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Sequence
 from typing import Any
@@ -15,7 +16,7 @@ import numpy as np
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.dtypes import dtype as DType
-from minitorch.layout import broadcast_shapes, expand
+from minitorch.layout import Shape, Strides, broadcast_shapes, expand
 
 Number = bool | int | float
 
@@ -101,20 +102,37 @@ def cast(t: Tensor, dtype: DType) -> Tensor:
     return dispatch.map("copy", out, t)
 
 
+# Broadcasting is a pure function of shapes and strides, and a program meets the same
+# few of them on every step (a bias added to a batch, a tensor times a number), so the
+# two answers below are remembered, like ``layout.new_tensor_layout``. A pair that
+# raises (shapes that do not broadcast) is not remembered and raises again.
+common_shape = functools.lru_cache(maxsize=4096)(broadcast_shapes)
+
+
+@functools.lru_cache(maxsize=4096)
+def stretched_layout(shape: Shape, strides: Strides, target: Shape) -> tuple[Shape, Strides]:
+    """``layout.expand`` of ``(shape, strides)`` to ``target``, without the offset (which
+    a stretch never changes)."""
+    new_shape, new_strides, _ = expand(shape, strides, 0, target)
+    return new_shape, new_strides
+
+
 def broadcast_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     """A stride-0 view of ``t`` stretched to ``shape`` (for kernels, never returned)."""
-    if t._shape == tuple(shape):
+    shape = tuple(shape)
+    if t._shape == shape:
         return t
-    new_shape, new_strides, offset = expand(t._shape, t._strides, t._offset, shape)
-    return Tensor(t._storage, new_shape, new_strides, offset, t.dtype, t.device)
+    new_shape, new_strides = stretched_layout(t._shape, t._strides, shape)
+    return Tensor(t._storage, new_shape, new_strides, t._offset, t.dtype, t.device)
 
 
 def broadcast_all(*tensors: Tensor) -> tuple[tuple[int, ...], list[Tensor]]:
     """The common shape, and each tensor viewed at that shape."""
-    first = tensors[0]._shape
-    if all(t._shape == first for t in tensors):
+    shapes = [t._shape for t in tensors]
+    first = shapes[0]
+    if shapes.count(first) == len(shapes):  # all alike (the common case): nothing to view
         return first, list(tensors)
-    shape = broadcast_shapes(*(t._shape for t in tensors))
+    shape = common_shape(*shapes)
     return shape, [broadcast_view(t, shape) for t in tensors]
 
 
