@@ -107,6 +107,7 @@ from minitorch.ops.compare import (  # noqa: E402
     lt,
     ne,
 )  # fmt: skip
+from minitorch.ops.einsum import einsum  # noqa: E402
 from minitorch.ops.gather import gather, index_select, masked_fill, nonzero, scatter_add  # noqa: E402
 from minitorch.ops.linalg import bmm, dot, matmul, mm, mv  # noqa: E402
 from minitorch.ops.reduce import (  # noqa: E402
@@ -148,6 +149,10 @@ from minitorch.ops.shape import (  # noqa: E402
     unflatten,
     unsqueeze,
 )  # fmt: skip
+from minitorch.ops.solve import det  # noqa: E402
+from minitorch.ops.solve import inv as inverse  # noqa: E402
+from minitorch.ops.sort import argsort, msort, sort, topk, unique  # noqa: E402
+from minitorch.ops.svd import svd  # noqa: E402
 from minitorch.ops.unary import (  # noqa: E402
     abs,
     bitwise_not,
@@ -187,7 +192,7 @@ __version__ = "0.1.0"
 del _binary, _indexing, _linalg, _reduce, _shape, _unary
 
 # neural networks: layers, optimizers, data, save/load
-from minitorch import course, data, nn, optim, testing, utils
+from minitorch import course, data, linalg, nn, optim, testing, utils
 from minitorch.ops.composite import addcdiv, addcmul, clamp_max, clamp_min, index_fill, lerp, scatter
 from minitorch.ops.unary import erf
 from minitorch.printing import set_printoptions

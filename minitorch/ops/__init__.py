@@ -40,6 +40,9 @@ from minitorch.ops import (
     reduce,
     scan,
     shape,
+    solve,
+    sort,
+    svd,
     unary,
 )
 
@@ -169,7 +172,10 @@ METHODS: dict[str, Any] = {
     "nonzero": gather.nonzero,
     # linear algebra
     "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot,
-    "mv": linalg.mv,
+    "mv": linalg.mv, "det": solve.det, "inverse": solve.inv, "svd": svd.svd,
+    # sorting
+    "sort": sort.sort, "argsort": sort.argsort, "msort": sort.msort, "topk": sort.topk,
+    "unique": sort.unique,
     # in place
     "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.mul_, "div_": inplace.div_,
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,

@@ -163,3 +163,30 @@ def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
 def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
     """``out[i][index[i][j][k]][k] += src[i][j][k]`` (dim 1): kernels/gather_scatter.cu."""
     _indexing("scatter_add", out, src, dim, index, src)
+
+
+def _no_kernel(primitive: str) -> None:
+    raise NotImplementedError(
+        f"{primitive} has no CUDA kernel yet (sorting and the matrix factorisations run on "
+        "the CPU only): move the tensor there first, e.g. x.cpu()"
+    )
+
+
+def sort(values: Strided, indices: Strided, a: Strided, dim: int, descending: bool) -> None:
+    """No CUDA kernel yet: raises NotImplementedError."""
+    _no_kernel("sort")
+
+
+def lu_factor(lu: Strided, pivots: Strided) -> None:
+    """No CUDA kernel yet: raises NotImplementedError."""
+    _no_kernel("lu_factor")
+
+
+def lu_solve(x: Strided, lu: Strided, pivots: Strided) -> None:
+    """No CUDA kernel yet: raises NotImplementedError."""
+    _no_kernel("lu_solve")
+
+
+def svd(u: Strided, s: Strided, vh: Strided, a: Strided) -> None:
+    """No CUDA kernel yet: raises NotImplementedError."""
+    _no_kernel("svd")

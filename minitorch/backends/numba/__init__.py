@@ -57,9 +57,11 @@ from minitorch.backends.numba.compile_notice import announce_if_compiling
 from minitorch.backends.numba.elementwise_kernels import make_map_kernels, make_zip_kernels, where_kernel
 from minitorch.backends.numba.fast_start import start_numba_target
 from minitorch.backends.numba.indexing_kernels import gather_kernel, scatter_add_kernel
+from minitorch.backends.numba.linalg_kernels import lu_factor, lu_solve, svd  # noqa: F401 (primitives)
 from minitorch.backends.numba.matmul_kernel import MATMUL_KERNELS
 from minitorch.backends.numba.reduce_kernels import arg_reduce_kernel, make_reduce_kernels
 from minitorch.backends.numba.scalar_functions import reduce_functions, scalar_function
+from minitorch.backends.numba.sort_kernel import sort  # noqa: F401 (a primitive)
 from minitorch.layout import merge_dims, merge_kept_dims, numel
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
 

@@ -1,0 +1,124 @@
+"""``minitorch.linalg``: PyTorch's ``torch.linalg`` namespace.
+
+The decompositions are ops with kernels (``minitorch/ops/solve.py`` for ``solve``,
+``inv`` and ``det`` through the LU factorisation, ``minitorch/ops/svd.py`` for the SVD);
+the norms here are formulas over those and the reductions, so their gradients come from
+the ops they are made of:
+
+| norm                  | of a vector ``x``          | of a matrix ``A``                       |
+| --------------------- | -------------------------- | --------------------------------------- |
+| ``2`` (vectors' default) / ``"fro"`` (matrices') | ``sqrt(sum x^2)`` | ``sqrt(sum A^2)``      |
+| ``1`` / ``-1``        | ``sum abs(x)``             | largest / smallest column sum of ``abs(A)`` |
+| ``inf`` / ``-inf``    | ``max`` / ``min abs(x)``   | largest / smallest row sum of ``abs(A)`` |
+| ``2`` / ``-2``        |                            | largest / smallest singular value       |
+| ``"nuc"``             |                            | sum of the singular values              |
+| ``0``                 | number of nonzeros         |                                         |
+| other ``p``           | ``(sum abs(x)^p)^(1/p)``   |                                         |
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minitorch._tensor import Tensor
+from minitorch.ops.common import require_tensor
+from minitorch.ops.reduce import norm as p_norm
+from minitorch.ops.solve import LinAlgError, det, inv, solve
+from minitorch.ops.svd import linalg_svd as svd
+from minitorch.ops.svd import svdvals
+
+__all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "svd", "svdvals", "vector_norm"]
+
+MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def _require_float(name: str, x: Tensor, dtype: Any) -> Tensor:
+    require_tensor(name, x)
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got "
+            f"{x.dtype.name.capitalize()} (convert it with .float())"
+        )
+    return x
+
+
+def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:  # fmt: skip
+    """The ``ord``-norm of ``x`` over ``dim`` (every element by default), treating the
+    elements as one vector whatever the shape. See the table above."""
+    x = _require_float("linalg.vector_norm", x, dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
+    if dim is None:
+        dims = tuple(range(x.ndim))
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if ord == -math.inf:
+        return x.abs().amin(dims, keepdim)
+    if ord == 0:
+        return (x != 0).sum(dims, keepdim).to(x.dtype)
+    return p_norm(x, ord, dims, keepdim)
+
+
+def _matrix_dims(name: str, a: Tensor, dim: Any) -> tuple[int, int]:
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if len(dim) != 2:
+        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {list(dim)}")
+    rows, cols = (d % a.ndim for d in dim)
+    if rows == cols:
+        raise RuntimeError(f"{name}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return rows, cols
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1),  # noqa: N803
+                keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # fmt: skip
+    """The ``ord``-norm of the matrices spanning ``dim`` (the last two by default; the
+    other dimensions are a batch). See the table above."""
+    A = _require_float("linalg.matrix_norm", A, dtype)  # noqa: N806
+    if ord not in MATRIX_ORDERS:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    rows, cols = _matrix_dims("linalg.matrix_norm", A, dim)
+    if ord == "fro":
+        return p_norm(A, 2, (rows, cols), keepdim)
+    if ord in (1, -1, math.inf, -math.inf):  # 1: sum down each column; inf: along each row
+        summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = A.abs().sum(summed, keepdim=True)
+        result = sums.amax(across, keepdim=True) if ord > 0 else sums.amin(across, keepdim=True)
+    else:  # singular values: move the two dims last, then put them back as size 1
+        rest = [d for d in range(A.ndim) if d not in (rows, cols)]
+        values = svdvals(A.permute(rest + [rows, cols]))
+        if ord == "nuc":
+            picked = values.sum(-1)
+        else:
+            picked = values.amax(-1) if ord == 2 else values.amin(-1)
+        for d in sorted((rows, cols)):
+            picked = picked.unsqueeze(d)
+        result = picked
+    return result if keepdim else result.squeeze((rows, cols))
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,  # noqa: N803
+         dtype: Any = None) -> Tensor:  # fmt: skip
+    """A vector norm over one ``dim``, a matrix norm over two. Without ``dim``: with
+    ``ord`` given, ``A`` must be 1-D (vector) or 2-D (matrix); without ``ord``, the
+    2-norm of all elements (which is also the Frobenius norm of a matrix)."""
+    require_tensor("linalg.norm", A)
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dims) == 2:
+            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if A.ndim == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+    if A.ndim == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+    raise RuntimeError(
+        "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+        f"Got {A.ndim}D."
+    )
