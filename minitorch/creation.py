@@ -82,7 +82,7 @@ def initial_seed() -> int:
 def _finish(array: np.ndarray, dtype: DType, device: Any, requires_grad: bool) -> Tensor:
     """Wrap a host array (any layout) as a new contiguous tensor on ``device``."""
     with np.errstate(over="ignore", invalid="ignore"):  # casts as PyTorch's: 1e300 -> inf
-        array = np.asarray(array, dtype=dtype.numpy)
+        array = dtype.encode(array)
     if not array.flags.c_contiguous:
         array = array.copy(order="C")
     dev = as_device(device) if device is not None else get_default_device()
@@ -137,7 +137,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         return result.requires_grad_(requires_grad) if requires_grad else result
     if isinstance(data, (np.ndarray, np.generic)):
         array = np.array(data)  # a copy: tensor() never shares memory
-        inferred = from_numpy_dtype(array.dtype) if array.dtype.kind != "u" else int64
+        wide_unsigned = array.dtype.kind == "u" and array.dtype != np.uint8  # no uint16..64 here
+        inferred = int64 if wide_unsigned else from_numpy_dtype(array.dtype)
     else:
         _nested_shape(data)  # raises on ragged lists
         if isinstance(data, (list, tuple)):
@@ -328,7 +329,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     check_scalar_fits(start, dtype)
     check_scalar_fits(end, dtype)
     if dtype.is_floating_point:
-        real = dtype.numpy.type
+        real = dtype.host_numpy.type
         first, last = real(start), real(end)
     else:
         real, first, last = np.float64, np.float64(int(start)), np.float64(int(end))

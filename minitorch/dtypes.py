@@ -238,6 +238,15 @@ def result_type(*operands: object) -> dtype:
     return result
 
 
+def wrap_integer(value: int, d: dtype) -> int:
+    """``value`` as the cells of the integer dtype ``d`` hold it: its lowest ``8 *
+    itemsize`` bits, read as two's complement when ``d`` is signed (``wrap_integer(2**31,
+    int32)`` is ``-2**31``, ``wrap_integer(-1, uint8)`` is 255), as C and PyTorch wrap."""
+    bits = 8 * d.itemsize
+    low_bits = value % 2**bits
+    return low_bits - 2**bits if d.is_signed and low_bits >= 2 ** (bits - 1) else low_bits
+
+
 def _integer_range(d: dtype, of_floats: bool) -> tuple[int, int]:
     """The values an integer dtype accepts from Python numbers, as PyTorch checks them:
     its own range, except that uint8 takes the negative integers down to -255 too and

@@ -27,9 +27,9 @@ its mode, and a symlink is written through (the link stays, its target changes).
 
 Reading checks the format's rules before trusting a byte: the header must start with
 ``{``, may be padded with trailing spaces (0x20) only, and has no duplicate keys; data
-offsets must cover the data exactly (checked by the safetensors package). ``F16`` and
-``BF16`` tensors load as float32 (exact: every half-precision value is a float32 value),
-since minitorch has no 16-bit floats.
+offsets must cover the data exactly (checked by the safetensors package). Every
+minitorch dtype has its safetensors code (``F32``, ``BF16``, ``U8``...: ``DTYPES``), so a
+tensor comes back with the dtype it was saved with.
 
     minitorch.save(model.state_dict(), "model.safetensors")
     model.load_state_dict(minitorch.load("model.safetensors"))
@@ -48,65 +48,83 @@ import numpy as np
 
 from minitorch import creation
 from minitorch._tensor import Tensor
+from minitorch.dtypes import ALL_DTYPES, bfloat16
 
 STRUCTURE_KEY = "minitorch.structure"  # metadata: JSON of a nested object
 ORDER_KEY = "minitorch.order"  # metadata: the keys of a flat state dict, in order
 TEMPORARY_SUFFIX = ".minitorch-tmp"  # the write in progress: .<name>.minitorch-tmp
 MAX_DEPTH = 100  # nesting of saved structures (an optimizer state dict is about 5 deep)
 MAX_HEADER = 100 * 2**20  # bytes; the safetensors package has the same limit
-# safetensors dtype code -> how its little-endian bytes become a NumPy array minitorch has
-DTYPES = {
-    "F32": lambda raw: np.frombuffer(raw, "<f4"),
-    "F64": lambda raw: np.frombuffer(raw, "<f8"),
-    "I64": lambda raw: np.frombuffer(raw, "<i8"),
-    "I32": lambda raw: np.frombuffer(raw, "<i4"),
-    "BOOL": lambda raw: np.frombuffer(raw, np.bool_),
-    "F16": lambda raw: np.frombuffer(raw, "<f2").astype(np.float32),
-    # bfloat16 is the top half of a float32: shift the 16 bits back into place
-    "BF16": lambda raw: (np.frombuffer(raw, "<u2").astype(np.uint32) << 16).view(np.float32),
-}
+# safetensors dtype code -> the minitorch dtype whose storage cells hold those bytes
+# (little-endian; a bfloat16's cells are its 16-bit words)
+CODES = ("BOOL", "U8", "I8", "I16", "I32", "I64", "F16", "BF16", "F32", "F64")
+DTYPES = dict(zip(CODES, ALL_DTYPES, strict=True))
+CODE_OF = {d: code for code, d in DTYPES.items()}
 
 
 def _safetensors() -> Any:
     try:
-        import safetensors.numpy
+        import safetensors
     except ImportError as error:
         raise ModuleNotFoundError(
-            "minitorch.save/load need the safetensors package, a dependency of minitorch "
+            "minitorch.load needs the safetensors package (it checks each file before we "
+            "read it), a dependency of minitorch "
             "that is missing here: pip install safetensors"
         ) from error
     return safetensors
 
 
 def _host(t: Tensor) -> np.ndarray:
-    return t.detach().cpu().numpy().copy(order="C")  # (ascontiguousarray would make 0-d 1-d)
+    """A copy of ``t``'s storage cells on the host, contiguous and little-endian."""
+    values = t.detach().cpu()
+    host = values.float().numpy() if t.dtype is bfloat16 else values.numpy()  # (exact)
+    cells = t.dtype.encode(host)
+    return cells.astype(cells.dtype.newbyteorder("<"), order="C")  # a copy, 0-d stays 0-d
+
+
+def _serialize(tensors: dict[str, Tensor], metadata: dict[str, str]) -> bytes:
+    """The safetensors layout: the header's length (8 bytes, little-endian), the JSON
+    header (each tensor's dtype code, shape and byte range; the metadata), then the bytes
+    of every tensor one after another. The header is padded with spaces to a multiple
+    of 8 bytes, so the data starts aligned, as the format's own writer does."""
+    header: dict[str, Any] = {"__metadata__": metadata}
+    chunks, start = [], 0
+    for name, t in tensors.items():
+        cells = _host(t)
+        end = start + cells.nbytes
+        header[name] = {"dtype": CODE_OF[t.dtype], "shape": list(cells.shape), "data_offsets": [start, end]}
+        chunks.append(cells.tobytes())
+        start = end
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    return len(text).to_bytes(8, "little") + text + b"".join(chunks)
 
 
 def _is_state_dict(obj: Any) -> bool:
     return isinstance(obj, dict) and all(isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
 
 
-def _encode(obj: Any, path: str, arrays: dict[str, np.ndarray], depth: int = 0) -> Any:
-    """JSON-able form of ``obj``; tensors go into ``arrays`` under their path."""
+def _encode(obj: Any, path: str, tensors: dict[str, Tensor], depth: int = 0) -> Any:
+    """JSON-able form of ``obj``; tensors go into ``tensors`` under their path."""
     if depth > MAX_DEPTH:
         raise ValueError(f"minitorch.save: the object is nested more than {MAX_DEPTH} levels deep ({path!r})")
     if isinstance(obj, Tensor):
         name = path or "tensor"
-        while name in arrays:
+        while name in tensors:
             name += "_"
-        arrays[name] = _host(obj)
+        tensors[name] = obj
         return {"tensor": name}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, (list, tuple)):
-        items = [_encode(v, f"{path}.{i}" if path else str(i), arrays, depth + 1) for i, v in enumerate(obj)]
+        items = [_encode(v, f"{path}.{i}" if path else str(i), tensors, depth + 1) for i, v in enumerate(obj)]
         return {"tuple": items} if isinstance(obj, tuple) else items
     if isinstance(obj, dict):
         pairs = []
         for key, value in obj.items():
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise TypeError(f"minitorch.save: dict keys must be str or int, got {key!r}")
-            pairs.append([key, _encode(value, f"{path}.{key}" if path else str(key), arrays, depth + 1)])
+            pairs.append([key, _encode(value, f"{path}.{key}" if path else str(key), tensors, depth + 1)])
         return {"dict": pairs}
     raise TypeError(
         f"minitorch.save cannot store a {type(obj).__name__}: only tensors, numbers, strings, "
@@ -168,18 +186,16 @@ def _write_atomically(data: bytes, f: str | os.PathLike) -> None:
 def save(obj: Any, f: str | os.PathLike | IO[bytes]) -> None:
     """Write a tensor, a state dict, or a nested dict/list of them to ``f`` (a path or a
     binary file object), in the safetensors format."""
-    safetensors = _safetensors()
     if not _is_file(f):
         _check_path(f, "save")
-    arrays: dict[str, np.ndarray] = {}
+    tensors: dict[str, Tensor] = {}
     if _is_state_dict(obj):
-        for key, value in obj.items():
-            arrays[key] = _host(value)
+        tensors.update(obj)
         metadata = {"format": "pt", ORDER_KEY: json.dumps(list(obj.keys()))}
     else:
-        structure = _encode(obj, "", arrays)
+        structure = _encode(obj, "", tensors)
         metadata = {"format": "pt", STRUCTURE_KEY: json.dumps(structure)}
-    data = safetensors.numpy.save(arrays, metadata=metadata)
+    data = _serialize(tensors, metadata)
     if _is_file(f):
         f.write(data)
     else:
@@ -224,18 +240,19 @@ def _read_header(data: bytes) -> dict:
     return parsed
 
 
-def _arrays(entries: list, name: str) -> dict[str, np.ndarray]:
-    """NumPy arrays from ``safetensors.deserialize``'s ``(key, {dtype, shape, data})`` list."""
-    arrays = {}
+def _tensors(entries: list, name: str) -> dict[str, Tensor]:
+    """Tensors from ``safetensors.deserialize``'s ``(key, {dtype, shape, data})`` list."""
+    tensors = {}
     for key, entry in entries:
         if entry["dtype"] not in DTYPES:
             raise TypeError(
                 f"minitorch.load: tensor {key!r} in {name} has dtype {entry['dtype']}, which "
-                "minitorch does not have (F32, F64, I64, I32, BOOL; F16 and BF16 load as float32); "
-                "convert it before saving"
+                f"minitorch does not have (it has {', '.join(DTYPES)}); convert it before saving"
             )
-        arrays[key] = DTYPES[entry["dtype"]](bytes(entry["data"])).reshape(entry["shape"])
-    return arrays
+        d = DTYPES[entry["dtype"]]
+        cells = np.frombuffer(bytes(entry["data"]), d.numpy.newbyteorder("<")).reshape(entry["shape"])
+        tensors[key] = creation.tensor(d.decode(cells), dtype=d)  # (bfloat16: words -> values -> words)
+    return tensors
 
 
 def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_only: bool = True) -> Any:
@@ -264,8 +281,7 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_onl
             f"corrupt ({type(error).__name__}: {error})"
         ) from error
     tensors = {}
-    for key, array in _arrays(entries, name).items():
-        tensor = creation.tensor(np.array(array))
+    for key, tensor in _tensors(entries, name).items():
         tensors[key] = tensor.to(map_location) if map_location is not None else tensor
     try:
         if STRUCTURE_KEY in metadata:

@@ -31,6 +31,7 @@ from numba import njit
 
 from minitorch import layout, scalar_ops
 from minitorch.backends import Strided, cpu_storage
+from minitorch.backends.half_precision import through_float32
 from minitorch.backends.numba.linalg_kernels import lu_factor, lu_solve, svd  # noqa: F401 (primitives)
 from minitorch.backends.numba.scalar_functions import jitable
 from minitorch.backends.numba.sort_kernel import sort  # noqa: F401 (a primitive, shared)
@@ -208,36 +209,44 @@ def _shape(shape: tuple[int, ...]) -> tuple:
 
 
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
+@through_float32
     _compiled(op)(*_arrays(out), *_arrays(a), *_shape(out.shape))
 
 
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
+@through_float32
     _compiled(op)(*_arrays(out), *_arrays(a), *_arrays(b), *_shape(out.shape))
 
 
 def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
+@through_float32
     where_loop(*_arrays(out), *_arrays(cond), *_arrays(a), *_arrays(b), *_shape(out.shape))
 
 
 def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
+@through_float32
     shape, total = _shape(out.shape)
     _compiled(op)(*_arrays(out), *_arrays(a), shape, dim, a.shape[dim], total)
 
 
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
+@through_float32
     shape, total = _shape(out.shape)
     arg_reduce_loop(op == "argmax", *_arrays(out), *_arrays(a), shape, dim, a.shape[dim], total)
 
 
 def matmul(out: Strided, a: Strided, b: Strided) -> None:
+@through_float32
     matmul_loop(*_arrays(out), *_arrays(a), *_arrays(b), *out.shape, a.shape[2])
 
 
 def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
+@through_float32
     shape, total = _shape(out.shape)
     gather_loop(False, *_arrays(out), *_arrays(a), *_arrays(index), shape, dim, total)
 
 
 def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
+@through_float32
     shape, total = _shape(src.shape)
     gather_loop(True, *_arrays(out), *_arrays(src), *_arrays(index), shape, dim, total)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.backends import Strided, cpu_storage
+from minitorch.backends.half_precision import through_float32
 from minitorch.backends.reference_linalg import lu_factor, lu_solve, svd  # noqa: F401 (primitives)
 from minitorch.backends.reference_sort import sort  # noqa: F401 (a primitive)
 from minitorch.layout import index_to_position, numel, ordinal_to_index
@@ -30,6 +31,7 @@ DEVICE_TYPE = "cpu"
 empty, from_numpy, to_numpy = cpu_storage.empty, cpu_storage.from_numpy, cpu_storage.to_numpy  # CPU storage
 
 
+@through_float32
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
     f = MAP_OPS[op].fn
@@ -41,6 +43,7 @@ def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive
             out.storage[index_to_position(index, out.strides, out.offset)] = f(value)
 
 
+@through_float32
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``.
 
@@ -57,6 +60,7 @@ def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
             out.storage[index_to_position(index, out.strides, out.offset)] = f(x, y)
 
 
+@through_float32
 def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
     """``for i: out[i] = a[i] if cond[i] else b[i]``."""
     index = [0] * len(out.shape)
@@ -67,6 +71,7 @@ def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
         out.storage[index_to_position(index, out.strides, out.offset)] = value
 
 
+@through_float32
 def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Fold dimension ``dim`` of ``a`` into ``out`` (which has size 1 there)::
 
@@ -95,6 +100,7 @@ def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
             out.storage[out_position] = acc
 
 
+@through_float32
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Write the index along ``dim`` of the first largest (``argmax``) or smallest
     (``argmin``) element. NaN counts as larger and smaller than everything, like PyTorch.
@@ -116,6 +122,7 @@ def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
         out.storage[index_to_position(index, out.strides, out.offset)] = best_j
 
 
+@through_float32
 def matmul(out: Strided, a: Strided, b: Strided) -> None:
     """Batched matrix product ``out[z] = a[z] @ b[z]``::
 
@@ -135,6 +142,7 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
                 out.storage[index_to_position((z, i, j), out.strides, out.offset)] = acc
 
 
+@through_float32
 def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
     """``out[i][j][k] = a[i][index[i][j][k]][k]`` (shown for ``dim == 1``): copy the
     output's multi-index, but along ``dim`` read the position the index tensor names."""
@@ -148,6 +156,7 @@ def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
         out.storage[index_to_position(where_, out.strides, out.offset)] = value
 
 
+@through_float32
 def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
     """``out[i][index[i][j][k]][k] += src[i][j][k]`` (shown for ``dim == 1``): the
     reverse of ``gather``. Several sources may land on one cell; they all add up."""

@@ -16,6 +16,7 @@ import numpy as np
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.dtypes import dtype as DType
+from minitorch.dtypes import wrap_integer
 from minitorch.layout import Shape, Strides, broadcast_shapes, expand
 
 Number = bool | int | float
@@ -74,8 +75,7 @@ def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
     found = _scalars.get(key)
     if found is None:
         if dtype.category == 1 and isinstance(value, int):  # wraps around, as in PyTorch:
-            bits = 8 * dtype.itemsize  # int32_tensor + 2**40 adds 0
-            value = (value + 2 ** (bits - 1)) % 2**bits - 2 ** (bits - 1)
+            value = wrap_integer(value, dtype)  # int32_tensor + 2**40 adds 0, uint8 - 1 adds 255
         with np.errstate(over="ignore"):  # 1e300 as a float32 operand is inf, as in PyTorch
             found = Tensor._full((), value, dtype, like.device)
         if len(_scalars) < 4096:

@@ -53,6 +53,7 @@ import numpy as np
 
 from minitorch.backends import Strided, cpu_storage
 from minitorch.backends.numba import parallel_policy
+from minitorch.backends.half_precision import through_float32
 from minitorch.backends.numba.compile_notice import announce_if_compiling
 from minitorch.backends.numba.elementwise_kernels import make_map_kernels, make_zip_kernels, where_kernel
 from minitorch.backends.numba.fast_start import start_numba_target
@@ -116,6 +117,7 @@ _ZIP_KERNELS = KernelTable(make_zip_kernels, ZIP_OPS)
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
     shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides)
+@through_float32
     if total:
         args = (out.storage, a.storage, shape, strides, out.offset, a.offset, total)
         parallel_policy.run("map", op, total, _MAP_KERNELS[op], args)
@@ -124,6 +126,7 @@ def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``."""
     shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides, b.strides)
+@through_float32
     if total:
         args = (out.storage, a.storage, b.storage, shape, strides, out.offset, a.offset, b.offset, total)
         parallel_policy.run("zip", op, total, _ZIP_KERNELS[op], args)
@@ -132,6 +135,7 @@ def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
 def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
     """``for i: out[i] = a[i] if cond[i] else b[i]``."""
     shape, strides, total = elementwise_layout(out.shape, out.strides, cond.strides, a.strides, b.strides)
+@through_float32
     if total:
         offsets = np.array([out.offset, cond.offset, a.offset, b.offset], dtype=np.int64)
         args = (out.storage, cond.storage, a.storage, b.storage, shape, strides, offsets, total)
@@ -171,6 +175,7 @@ def reduce_layout(shape: tuple[int, ...], dim: int, out_strides: tuple[int, ...]
 def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Fold dimension ``dim`` of ``a`` into ``out`` (size 1 there) with ``REDUCE_OPS[op]``."""
     shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
+@through_float32
     if total:
         args = (out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total)
         work = total * length if total > 1 else 0  # a single output is one thread's fold
@@ -180,6 +185,7 @@ def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Index along ``dim`` of the first max (``argmax``) or min (``argmin``)."""
     shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
+@through_float32
     if total:
         is_max = op == "argmax"
         args = (is_max, out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total)
@@ -193,6 +199,7 @@ def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 def matmul(out: Strided, a: Strided, b: Strided) -> None:
     """``out[z] = a[z] @ b[z]`` for ``a`` ``[B, n, k]``, ``b`` ``[B, k, m]``."""
     batch, rows, cols = out.shape
+@through_float32
     depth = a.shape[2]
     if batch * rows * cols == 0:
         return
@@ -224,6 +231,7 @@ def _indexing_layout(shape, *operands: Strided):
 def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
     """``out[i][j][k] = a[i][index[i][j][k]][k]`` (shown for ``dim == 1``)."""
     total = numel(out.shape)
+@through_float32
     if total == 0:
         return
     shape, strides, offsets = _indexing_layout(out.shape, out, a, index)
@@ -234,6 +242,7 @@ def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
 def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
     """``out[i][index[i][j][k]][k] += src[i][j][k]`` (shown for ``dim == 1``)."""
     total = numel(src.shape)
+@through_float32
     if total == 0:
         return
     shape, strides, offsets = _indexing_layout(src.shape, src, out, index)
