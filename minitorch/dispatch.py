@@ -365,3 +365,22 @@ def svd(u: Any, s: Any, vh: Any, a: Any) -> Any:
         (a,),
         lambda k: k.svd(_strided(u), _strided(s), _strided(vh), _strided(a)),
     )
+
+
+def has_primitive(name: str, device_type: str) -> bool:
+    """Whether the backend running ``device_type`` has primitive ``name`` (for the
+    optional ones, such as ``optimizer_step``)."""
+    return hasattr(kernels_for(device_type), name)
+
+
+def optimizer_step(rule: str, params: list, grads: list, states: tuple[list, ...], scalars: list) -> None:
+    """One kernel call updates every parameter in ``params`` (one device and dtype) with
+    the element rule ``rule`` ("sgd", "adam"): ``minitorch/backends/reference_optimizer.py``."""
+    others = tuple(t for group in (grads, *states) for t in group) + tuple(params[1:])
+
+    def call(k: ModuleType) -> None:
+        strided_states = tuple([_strided(s) for s in group] for group in states)
+        k.optimizer_step(rule, [_strided(p) for p in params], [_strided(g) for g in grads],
+                         strided_states, scalars)  # fmt: skip
+
+    return _run("optimizer_step", rule, params[0], others, call)

@@ -40,6 +40,9 @@ Functions each backend module provides::
     lu_factor(lu, pivots)            in place: A -> L and U of P A = L U (partial pivoting)
     lu_solve(x, lu, pivots)          in place: B -> X with A X = B, from A's factors
     svd(u, s, vh, a)                 A = U diag(S) Vh; u [B, m, m] asks for full matrices
+    optimizer_step(rule, params, grads, states, scalars)   optional; for every tensor t:
+                                     params[t][i], states[..][t][i] = rule(params[t][i],
+                                     grads[t][i], states[..][t][i], *scalars[t])
 """
 
 import os

@@ -13,6 +13,10 @@ by about ``lr`` in the direction of ``m``, whatever the scale of its gradients::
 Adam adds ``weight_decay * p`` to the gradient (an L2 penalty, which then gets rescaled
 like any gradient); AdamW instead shrinks the weight directly, ``p *= 1 - lr * wd``
 ("decoupled" weight decay), which usually works better.
+
+``_update`` below is that recipe, one parameter at a time: the readable specification,
+and what ``foreach=False`` runs. By default (``foreach=None``) the same math runs as one
+fused kernel call for all the parameters (``minitorch/ops/optimizer_step.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.ops.optimizer_step import fused_adam_
 from minitorch.optim.optimizer import Optimizer
 
 
@@ -29,7 +34,7 @@ class Adam(Optimizer):
 
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:  # fmt: skip
+                 maximize: bool = False, foreach: bool | None = None) -> None:  # fmt: skip
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -40,7 +45,7 @@ class Adam(Optimizer):
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize}  # fmt: skip
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach}  # fmt: skip
         super().__init__(params, defaults)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -48,22 +53,31 @@ class Adam(Optimizer):
         loss = self._evaluate(closure)
         with no_grad():
             for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, group)
+                params = [param for param in group["params"] if param.grad is not None]
+                if self._use_fused(group, params):
+                    self._fused_step(params, group)
+                    continue
+                for param in params:
+                    self._update(param, group)
         return loss
 
-    def _update(self, param: Any, group: dict[str, Any]) -> None:
-        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        weight_decay = group["weight_decay"]
-        grad = -param.grad if group["maximize"] else param.grad
+    def _state(self, param: Any, group: dict[str, Any]) -> dict[str, Any]:
+        """``param``'s state, made on its first step: the step count and the moments."""
         state = self.state.setdefault(param, {})
         if not state:
             state["step"] = 0.0  # a number (PyTorch keeps a 0-d tensor): no kernel to count
             state["exp_avg"] = param.detach().new_zeros(param.shape)
             state["exp_avg_sq"] = param.detach().new_zeros(param.shape)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = param.detach().new_zeros(param.shape)
+        if group["amsgrad"] and "max_exp_avg_sq" not in state:
+            state["max_exp_avg_sq"] = param.detach().new_zeros(param.shape)
+        return state
+
+    def _update(self, param: Any, group: dict[str, Any]) -> None:
+        """The recipe above for one parameter."""
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay = group["weight_decay"]
+        grad = -param.grad if group["maximize"] else param.grad
+        state = self._state(param, group)
         state["step"] = step = float(state["step"]) + 1
         if weight_decay != 0:
             if self.decoupled_weight_decay:
@@ -79,6 +93,20 @@ class Adam(Optimizer):
         denominator = exp_avg_sq.sqrt() / (1 - beta2**step) ** 0.5 + eps
         param.add_(exp_avg * -step_size / denominator)  # (the order of PyTorch's addcdiv_)
 
+    def _fused_step(self, params: list, group: dict[str, Any]) -> None:
+        """The same update for all of ``params`` in one kernel call."""
+        states = [self._state(param, group) for param in params]
+        for state in states:
+            state["step"] = float(state["step"]) + 1
+        beta1, beta2 = group["betas"]
+        fused_adam_(params, [param.grad for param in params], [state["exp_avg"] for state in states],
+                    [state["exp_avg_sq"] for state in states],
+                    [state["max_exp_avg_sq"] for state in states] if group["amsgrad"] else None,
+                    [state["step"] for state in states], lr=group["lr"], beta1=beta1, beta2=beta2,
+                    eps=group["eps"], weight_decay=group["weight_decay"], amsgrad=group["amsgrad"],
+                    maximize=group["maximize"],
+                    decoupled_weight_decay=self.decoupled_weight_decay)  # fmt: skip
+
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (default ``weight_decay=1e-2``, as in PyTorch)."""
@@ -87,5 +115,5 @@ class AdamW(Adam):
 
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:  # fmt: skip
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize: bool = False, foreach: bool | None = None) -> None:  # fmt: skip
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach)

@@ -14,6 +14,13 @@ An optimizer holds
 
 ``step()`` changes the parameters *in place* under ``no_grad()`` (the update is not part
 of the model's computation), so the ``Parameter`` objects a model holds stay the same.
+
+``foreach`` (a hyperparameter of every group, as in PyTorch) picks how: ``None`` (the
+default) or ``True`` update all of a group's parameters in one fused kernel call where
+the kernel exists (float32 and float64 tensors on the ``numba`` and ``reference``
+backends), and one parameter at a time elsewhere; ``False`` always loops over the
+parameters, which is the readable code in each optimizer's file. Both compute the same
+numbers, rounded alike.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import enable_grad, no_grad
+from minitorch.ops.optimizer_step import can_fuse
 
 
 class _RequiredParameter:
@@ -107,6 +115,11 @@ class Optimizer:
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         raise NotImplementedError
+
+    def _use_fused(self, group: dict[str, Any], params: list[Tensor]) -> bool:
+        """Whether ``params`` (a group's parameters that have gradients) take the fused
+        step: unless the group says ``foreach=False``, when the kernel can update them."""
+        return group.get("foreach") is not False and len(params) > 0 and can_fuse(params)
 
     def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:

@@ -13,6 +13,7 @@ describing the layout, offsets) and calls the kernel. The loops themselves live 
 * ``reduce_kernels.py``      -- ``reduce``, ``arg_reduce``;
 * ``matmul_kernel.py``       -- ``matmul`` (cache-blocked, our own: no BLAS);
 * ``indexing_kernels.py``    -- ``gather``, ``scatter_add``;
+* ``optimizer_kernels.py``   -- ``optimizer_step``, the fused optimizer step (and its Python side);
 * ``scalar_functions.py``    -- the scalar functions as Numba sees them, a vectorizable exp.
 
 How the kernels are specialised and cached:
@@ -60,6 +61,7 @@ from minitorch.backends.numba.fast_start import start_numba_target
 from minitorch.backends.numba.indexing_kernels import gather_kernel, scatter_add_kernel
 from minitorch.backends.numba.linalg_kernels import lu_factor, lu_solve, svd  # noqa: F401 (primitives)
 from minitorch.backends.numba.matmul_kernel import MATMUL_KERNELS
+from minitorch.backends.numba.optimizer_kernels import optimizer_step  # noqa: F401 (a primitive)
 from minitorch.backends.numba.reduce_kernels import arg_reduce_kernel, make_reduce_kernels
 from minitorch.backends.numba.scalar_functions import reduce_functions, scalar_function
 from minitorch.backends.numba.sort_kernel import sort  # noqa: F401 (a primitive)
