@@ -28,8 +28,9 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.dtypes import bool_, check_scalar_fits
-from minitorch.layout import broadcast_shapes
+from minitorch.layout import broadcast_shapes, checked_numel, contiguous_strides
 from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor
+from minitorch.ops.shape import sizes_from
 
 
 def check_inplace(t: Tensor) -> None:
@@ -75,8 +76,8 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
     result = compute(old)
     if not result.dtype.category <= t.dtype.category:
         raise RuntimeError(
-            f"result type {result.dtype.name} can't be cast to the desired output type "
-            f"{t.dtype.name}"
+            f"result type {result.dtype.type_name} can't be cast to the desired output type "
+            f"{t.dtype.type_name}"
         )
     if tuple(result.shape) != tuple(t.shape):
         raise RuntimeError(
@@ -228,25 +229,78 @@ def div_(t: Tensor, other: Any) -> Tensor:
     return apply_inplace(t, lambda old: old / other)
 
 
-def clamp_(t: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    return apply_inplace(t, lambda old: old.clamp(min, max))
+def resize_(t: Tensor, *sizes: Any) -> Tensor:
+    """Give ``t`` the shape ``sizes`` with row-major strides, keeping its storage offset.
+
+    The storage grows when it is too small (its old cells kept, the new ones zero); the
+    values ``t`` reads afterwards are whatever its storage holds there, as in PyTorch.
+    ``out=`` uses this to fit an output to its result."""
+    if t.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = sizes_from(sizes)
+    needed = t._offset + checked_numel(shape)
+    if needed > len(t._storage):
+        grown = Tensor._full((needed,), 0, t.dtype, t.device)
+        old = len(t._storage)
+        dispatch.map("copy", grown._view((old,), (1,), 0), t._view((old,), (1,), 0))
+        t._storage = grown._storage
+    t._shape, t._strides = shape, contiguous_strides(shape)
+    return t
 
 
-def pow_(t: Tensor, exponent: Any) -> Tensor:
-    return apply_inplace(t, lambda old: old**exponent)
+# ----- the in-place variant of every op: ``x.sin_()`` is ``x.copy_(x.sin())`` ----------------
+
+# Each name is a Tensor method ``f``; ``f_`` computes ``f`` out of place and writes the
+# result back with ``apply_inplace`` (autograd's rules included). A new op gets its
+# in-place form by adding its name here; names of ops not written yet are skipped.
+INPLACE_VARIANTS = """
+    abs neg exp log log1p sqrt rsqrt sin cos tan tanh sigmoid relu erf reciprocal sign
+    floor ceil round trunc frac square logical_not bitwise_not asin acos atan sinh cosh
+    floor_divide remainder pow clamp clip clamp_min clamp_max atan2 eq ne lt le gt ge
+    logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor
+    bitwise_left_shift bitwise_right_shift masked_fill index_fill scatter scatter_add
+    addcmul addcdiv lerp tril triu cumsum cumprod
+""".split()
+
+# The same for views: ``x.t_()`` gives ``x`` itself the layout ``x.t()`` would have.
+VIEW_INPLACE_VARIANTS = ["unsqueeze", "squeeze", "t", "transpose", "as_strided"]
 
 
-def neg_(t: Tensor) -> Tensor:
-    return apply_inplace(t, lambda old: -old)
+def inplace_variant(function: Callable) -> Callable:
+    """The in-place method made from an out-of-place op ``function``."""
+
+    def method(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return apply_inplace(t, lambda old: function(old, *args, **kwargs))
+
+    method.__name__ = f"{function.__name__}_"
+    method.__doc__ = f"In-place version of ``{function.__name__}``: ``t`` is overwritten."
+    return method
 
 
-def exp_(t: Tensor) -> Tensor:
-    return apply_inplace(t, lambda old: old.exp())
+def view_inplace_variant(function: Callable) -> Callable:
+    """``t`` takes the layout of the view ``function(t, ...)`` (same storage, nothing
+    copied); its history becomes the view's (``UnsqueezeBackward0`` etc.)."""
+
+    def method(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if is_grad_enabled() and t.is_leaf and t.requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        view = function(t, *args, **kwargs)
+        t._shape, t._strides, t._offset = view._shape, view._strides, view._offset
+        t._bump_version()
+        t._history_version = t._version  # the layout changed, not the values: keep the node
+        if view.requires_grad:
+            t._grad_fn, t._output_nr = view.grad_fn, view._output_nr
+        return t
+
+    method.__name__ = f"{function.__name__}_"
+    method.__doc__ = f"In-place version of ``{function.__name__}``: ``t`` itself becomes the view."
+    return method
 
 
-def sqrt_(t: Tensor) -> Tensor:
-    return apply_inplace(t, lambda old: old.sqrt())
-
-
-def relu_(t: Tensor) -> Tensor:
-    return apply_inplace(t, lambda old: old.relu())
+def variants(methods: dict[str, Callable]) -> dict[str, Callable]:
+    """``{"sin_": ..., "t_": ...}``: the in-place methods of the ops in ``methods``."""
+    made = {f"{name}_": inplace_variant(methods[name]) for name in INPLACE_VARIANTS if name in methods}
+    made.update({f"{name}_": view_inplace_variant(methods[name]) for name in VIEW_INPLACE_VARIANTS})
+    return made

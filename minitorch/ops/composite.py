@@ -1,0 +1,95 @@
+"""Ops that are short formulas of other ops: ``addcmul``, ``addcdiv``, ``lerp``,
+``clamp_min``, ``clamp_max``, ``index_fill``, ``scatter``.
+
+Optimizers and tutorials use these (Adam's ``exp_avg_sq.addcmul_(grad, grad, value=1 -
+beta2)``). Each is written with ops that already have a derivative, so each one's
+gradient comes for free: no ``Function``, no kernel of its own. Their in-place forms
+(``addcmul_``...) are made in ``inplace.py`` like every other op's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch._tensor import Tensor
+from minitorch.dtypes import int64
+from minitorch.layout import normalize_dim
+from minitorch.ops.binary import clamp, where
+from minitorch.ops.common import is_number, require_tensor
+
+
+def addcmul(x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``x + value * tensor1 * tensor2`` (all three broadcast together)."""
+    require_tensor("addcmul", x)
+    return x + value * (tensor1 * tensor2) if value != 1 else x + tensor1 * tensor2
+
+
+def addcdiv(x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``x + value * tensor1 / tensor2``; integer ``tensor1``/``tensor2`` are refused,
+    as in PyTorch (their quotient would silently be a float)."""
+    require_tensor("addcdiv", x)
+    if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release "
+            "addcdiv will perform a true division of tensor1 and tensor2. Use "
+            "(input + value * tensor1 / tensor2) instead."
+        )
+    return x + value * (tensor1 / tensor2) if value != 1 else x + tensor1 / tensor2
+
+
+def lerp(start: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """Linear interpolation ``start + weight * (end - start)``.
+
+    As PyTorch computes it, from the nearer end, so ``weight = 1`` gives ``end`` exactly::
+
+        start + weight * (end - start)        if |weight| < 0.5
+        end - (end - start) * (1 - weight)    otherwise
+    """
+    require_tensor("lerp", start)
+    diff = end - start
+    if is_number(weight):
+        return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+    return where(weight.abs() < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+def clamp_min(x: Tensor, min: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
+    """``clamp(x, min=min)``: every element at least ``min``."""
+    return clamp(x, min=min)
+
+
+def clamp_max(x: Tensor, max: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
+    """``clamp(x, max=max)``: every element at most ``max``."""
+    return clamp(x, max=max)
+
+
+def index_fill(x: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``x`` with the entries ``index`` along ``dim`` set to ``value``: for dim 1 of a
+    2-D tensor, ``out[i][j] = value if j in index else x[i][j]``."""
+    require_tensor("index_fill", x)
+    d = normalize_dim(dim, x.ndim)
+    if index.dtype is not int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    size = x.shape[d] if x.ndim else 1
+    flat = index.reshape(-1)
+    if flat.numel() and (int(flat.min()) < -size or int(flat.max()) >= size):
+        raise IndexError(f"index out of range in self (dimension {d} has size {size})")
+    positions = x.new_tensor(list(range(size)), dtype=int64)
+    chosen = (positions.unsqueeze(1) == (flat % size).unsqueeze(0)).any(1)
+    mask = chosen.reshape([size if k == d else 1 for k in range(x.ndim)])
+    return x.masked_fill(mask, value)
+
+
+def scatter(x: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    """``x`` with ``src`` (a tensor, or one number) written at the positions ``index``
+    names along ``dim``: for dim 1 of a 2-D tensor, ``out[i][index[i][j]] = src[i][j]``.
+
+    Written as "scatter_add into zeros, then pick": PyTorch leaves it unspecified which
+    value wins when ``index`` names one position twice; here the values add up."""
+    require_tensor("scatter", x)
+    if src is None:
+        src = value
+    if is_number(src):
+        src = x.new_full(tuple(index.shape), src)
+    written = x.new_zeros(x.shape).scatter_add(dim, index, index.new_ones(index.shape).to(x.dtype))
+    placed = x.new_zeros(x.shape).scatter_add(dim, index, src)
+    return where(written != 0, placed, x)
