@@ -737,7 +737,12 @@ function render({ model, el: host }) {
   function drawStale() {
     frameRequested = null;
     for (const [name, draw] of Object.entries(drawers)) {
-      if (stale.delete(name)) draw();
+      if (!stale.delete(name)) continue;
+      try {
+        draw();
+      } catch (error) { // one part failing must not keep the others from drawing
+        console.error(`Playground: drawing ${name} failed`, error);
+      }
     }
   }
   const handlers = Object.fromEntries(Object.keys(drawers).map((name) => [`change:${name}`, () => {

@@ -20,10 +20,16 @@ How the two sides talk (anywidget syncs traits between Python and the page):
 | feature_planes | Python → page | each input feature's heatmap, sent once (``render.py``)      |
 
 Buttons (play, step, edit a weight, add a point...) arrive as messages
-``{"action": ...}`` handled by ``_on_message``. While playing, the heatmaps are computed
-and sent at most ``1 / MAX_SYNCS_PER_SECOND`` apart (throttled), however many epochs run
-in between, so the page stays smooth. Nothing here raises into the notebook: a bad
-setting or a failing action shows its message in the widget (``pg.message``).
+``{"action": ...}`` handled by ``_on_message``. Nothing here raises into the notebook: a
+bad setting or a failing action shows its message in the widget (``pg.message``).
+
+Training and drawing run at their own rates. While playing, Python trains epoch after
+epoch and sends the state at most ``MAX_SYNCS_PER_SECOND`` times a second (fewer when a
+send is slow: sending never takes more than ``1 / SYNC_SHARE`` of the time), computing
+the heatmaps only for the states it sends; the page draws the latest state it has
+received once per animation frame. So when epochs run faster than frames, the epochs in
+between are trained but not drawn, and the meter ("epochs per second") counts every
+epoch trained over the last two seconds.
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ from minitorch.widgets.playground.static import boundary_svg, summary_text
 from minitorch.widgets.playground.trainer import Epoch, Trainer
 
 MAX_SYNCS_PER_SECOND = 15
+SYNC_SHARE = 8  # sending the state takes at most 1/8 of the time: training keeps the rest
 BYTES_PER_SECOND = 4_000_000  # big networks send fewer frames per second
 SETTING_NAMES = [f.name for f in fields(settings.PlaygroundConfig)]
 
@@ -397,9 +404,9 @@ class Playground(MinitorchWidget):
                 self.error = self.message
         finished = time.perf_counter()
         # Throttle: at most MAX_SYNCS_PER_SECOND, fewer for big frames, and never more
-        # than a quarter of the time spent drawing: training keeps the rest.
+        # than 1 / SYNC_SHARE of the time spent sending: training keeps the rest.
         self._sync_interval = max(1 / MAX_SYNCS_PER_SECOND, len(planes) / BYTES_PER_SECOND,
-                                  4 * (finished - now))  # fmt: skip
+                                  SYNC_SHARE * (finished - now))  # fmt: skip
         self._last_sync = finished
 
 
