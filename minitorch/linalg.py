@@ -34,15 +34,14 @@ MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
 def _require_float(name: str, x: Tensor, dtype: Any) -> Tensor:
+    """``x`` (floating point, else PyTorch's error), cast to ``dtype`` when given."""
     require_tensor(name, x)
-    if dtype is not None:
-        x = x.to(dtype)
     if not x.dtype.is_floating_point:
         raise RuntimeError(
             f"{name}: Expected a floating point or complex tensor as input. Got "
-            f"{x.dtype.name.capitalize()} (convert it with .float())"
+            f"{x.dtype.type_name} (convert it with .float())"
         )
-    return x
+    return x if dtype is None else x.to(dtype)
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,

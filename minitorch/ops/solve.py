@@ -46,7 +46,7 @@ def check_square_float(name: str, a: Tensor) -> None:
     if not a.dtype.is_floating_point:
         raise RuntimeError(
             f"{name}: Expected a floating point or complex tensor as input. Got "
-            f"{a.dtype.name.capitalize()} (convert it with .float())"
+            f"{a.dtype.type_name} (convert it with .float())"
         )
 
 
@@ -179,7 +179,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803 (
     if B.dtype is not A.dtype:
         raise RuntimeError(
             "linalg.solve: Expected A and B to have the same dtype, but found A of type "
-            f"{A.dtype.name.capitalize()} and B of type {B.dtype.name.capitalize()} instead"
+            f"{A.dtype.type_name} and B of type {B.dtype.type_name} instead"
         )
     if not left:
         return solve(A.mT, B.mT).mT

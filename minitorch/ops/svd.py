@@ -17,9 +17,15 @@ formula; it needs distinct singular values, else ``E`` has a zero off its diagon
           + U S^-1 gVh (I - Vh^T Vh)        when n > k
 
 Only ``S`` used (``svdvals``, a norm): ``gA = U diag(gS) Vh``, defined everywhere.
+
+Non-finite input, as PyTorch: NaN raises ``LinAlgError``; a matrix holding an infinity
+gives NaN for its ``S`` (and here for its ``U`` and ``Vh`` too, where PyTorch's are
+arbitrary).
 """
 
 from __future__ import annotations
+
+import math
 
 from minitorch import dispatch, layout
 from minitorch._tensor import Tensor
@@ -50,11 +56,19 @@ class LinalgSvd(Function):
         u = Tensor._full((count, m, m if full_matrices else k), 0, a.dtype, a.device)
         s = Tensor._empty((count, k), a.dtype, a.device)
         vh = Tensor._full((count, n if full_matrices else k, n), 0, a.dtype, a.device)
+        infinite = None
         if count and k:
-            dispatch.svd(u, s, vh, as_batch(a, batch, m, n))
+            a3 = as_batch(a, batch, m, n)
+            infinite = a3.isinf().any(-1).any(-1)  # [B]: matrices holding an infinity
+            if infinite.any().item():
+                a3 = a3.masked_fill(infinite.reshape(count, 1, 1), 0)
+            dispatch.svd(u, s, vh, a3)
         elif count and full_matrices:  # no singular values: U and Vh are identities
             dispatch.map("copy", u, broadcast_view(eye(m, dtype=a.dtype, device=a.device), u._shape))
             dispatch.map("copy", vh, broadcast_view(eye(n, dtype=a.dtype, device=a.device), vh._shape))
+        if infinite is not None and infinite.any().item():  # as LAPACK in PyTorch: NaN
+            u, s, vh = (t.masked_fill(infinite.reshape((count,) + (1,) * (t.ndim - 1)), math.nan)
+                        for t in (u, s, vh))  # fmt: skip
         u, s, vh = _unbatched(u, batch), _unbatched(s, batch), _unbatched(vh, batch)
         ctx.save_for_backward(u, s, vh)
         return u, s, vh
@@ -100,11 +114,11 @@ def _check(name: str, a: Tensor) -> None:
     if not a.dtype.is_floating_point:
         raise RuntimeError(
             f"{name}: Expected a floating point or complex tensor as input. Got "
-            f"{a.dtype.name.capitalize()} (convert it with .float())"
+            f"{a.dtype.type_name} (convert it with .float())"
         )
-    if a.numel() and not a.detach().isfinite().all().item():
-        raise LinAlgError(
-            f"{name}: The algorithm failed to converge because the input matrix contained "
+    if a.numel() and a.detach().isnan().any().item():
+        raise LinAlgError(  # PyTorch names linalg.svd whichever function was called
+            "linalg.svd: The algorithm failed to converge because the input matrix contained "
             "non-finite values."
         )
 
