@@ -102,7 +102,8 @@ def kernels_for(device_type: str) -> ModuleType:
 
 
 def empty(count: int, numpy_dtype: Any, device_type: str) -> Any:
-    return kernels_for(device_type).empty(count, numpy_dtype)
+    module = _loaded.get(_active[device_type])  # ``kernels_for``, inlined: every op allocates
+    return (module or kernels_for(device_type)).empty(count, numpy_dtype)
 
 
 def from_numpy(array: Any, device_type: str) -> Any:
@@ -232,7 +233,7 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any
                 "Expected all tensors to be on the same device, but found at least two "
                 f"devices, {device} and {t.device}! Move them with .to(device) first."
             )
-    module = kernels_for(device.type)
+    module = _loaded.get(_active[device.type]) or kernels_for(device.type)  # (inlined)
     if not recording:
         call(module)
         return out

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
@@ -50,7 +51,7 @@ def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sum ``grad`` down to ``shape``: the reverse of broadcasting ``shape`` up to
     ``grad.shape``. Leading extra dimensions are summed away; dimensions where
     ``shape`` has size 1 are summed with ``keepdim``."""
-    if tuple(grad.shape) == tuple(shape):
+    if grad._shape == tuple(shape):
         return grad
     extra = grad.ndim - len(shape)
     if extra < 0 or any(s != 1 and s != g for s, g in zip(shape, grad.shape[extra:])):
@@ -148,14 +149,17 @@ def run_backward(
 
     # Kernels run by the walk (backward formulas, un-broadcasting sums, accumulation)
     # are recorded with the phase "backward" in dispatch traces.
-    with set_grad_enabled(create_graph), dispatch.op_context("backward", "backward"):
+    naming = dispatch.op_context("backward", "backward") if dispatch.recording else nullcontext()
+    with set_grad_enabled(create_graph), naming:
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node)
-            grads = _run_tensor_hooks(node, grads)
-            for output_nr, grad in enumerate(grads):
-                if (node, output_nr) in capture:
-                    captured[capture[(node, output_nr)]] = grad
+            if node.tensor_hooks or node.retained:
+                grads = _run_tensor_hooks(node, grads)
+            if capture:
+                for output_nr, grad in enumerate(grads):
+                    if (node, output_nr) in capture:
+                        captured[capture[(node, output_nr)]] = grad
             skip = inputs is not None and (
                 node not in useful or isinstance(node, AccumulateGrad)
             )
@@ -172,7 +176,7 @@ def run_backward(
                 if grad is not None and input_meta is not None:
                     shape, dtype, _ = input_meta[edge]
                     grad = sum_to(grad, shape)  # un-broadcast
-                    if grad.dtype != dtype:
+                    if grad.dtype is not dtype:
                         grad = grad.to(dtype)
                 delivered.append(grad)
                 if grad is not None:

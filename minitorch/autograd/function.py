@@ -168,6 +168,7 @@ class FunctionCtx:
     _unpacking_for: Node | None = None  # set by the node only while backward runs
     _non_differentiable: frozenset[int] | set[int] = frozenset()  # a set once marked
     _released = False
+    _materialize = True  # missing output gradients arrive as zeros (PyTorch's default)
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keep tensors for ``backward`` (checked there for in-place changes)."""
@@ -218,9 +219,10 @@ class BackwardNode(Node):
         return self.function.__name__ + suffix
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-        if all(g is None for g in grads):
+        missing = [g is None for g in grads]  # (not grads.count(None): that runs ==)
+        if all(missing):
             return (None,) * len(self.next_functions)
-        if getattr(self.ctx, "_materialize", True):
+        if True in missing and self.ctx._materialize:
             grads = [
                 g if g is not None else Tensor._full(shape, 0, dtype, device)
                 for g, (shape, dtype, device) in zip(grads, self.output_meta)
@@ -242,7 +244,7 @@ class BackwardNode(Node):
                 f"function {self.name()} returned an incorrect number of gradients "
                 f"(expected {len(self.arg_is_tensor)}, got {len(result)})"
             )
-        return tuple(g for g, is_tensor in zip(result, self.arg_is_tensor) if is_tensor)
+        return tuple([g for g, is_tensor in zip(result, self.arg_is_tensor) if is_tensor])
 
     def release(self) -> None:
         self.ctx._saved = None
@@ -304,7 +306,7 @@ class Function:
         is_tuple = isinstance(outputs, tuple)
         results = list(outputs) if is_tuple else [outputs]
         node.num_outputs = len(results)
-        input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+        input_ids = set(map(id, args))
         for i, out in enumerate(results):
             if not isinstance(out, Tensor):
                 node.output_meta.append(((), None, None))
@@ -316,12 +318,13 @@ class Function:
                 continue
             if out.dtype.is_floating_point:
                 out._grad_fn, out._output_nr, out._requires_grad = node, i, True
-        output_ids = {id(out): out for out in results if isinstance(out, Tensor)}
-        ctx._saved = [
-            None if t is None else SavedTensor(t, is_output=id(t) in output_ids)
-            for t in ctx._to_save
-        ]
-        ctx._to_save = ()
+        if ctx._to_save:
+            output_ids = set(map(id, results))
+            ctx._saved = [
+                None if t is None else SavedTensor(t, is_output=id(t) in output_ids)
+                for t in ctx._to_save
+            ]
+            ctx._to_save = ()
         for listener in node_listeners:
             listener(node)
         return tuple(results) if is_tuple else results[0]

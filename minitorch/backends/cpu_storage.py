@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def empty(count: int, numpy_dtype: np.dtype) -> np.ndarray:
-    """A new flat storage of ``count`` cells (values undefined until written)."""
-    return np.empty(count, dtype=numpy_dtype)
+# ``empty(count, numpy_dtype)``: a new flat storage of ``count`` cells (values undefined
+# until written). It is NumPy's ``np.empty`` itself rather than a function that calls it:
+# every op allocates its output here, and a wrapper would add a Python call to each.
+empty = np.empty
 
 
 def from_numpy(array: np.ndarray) -> np.ndarray:

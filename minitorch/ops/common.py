@@ -126,13 +126,15 @@ def broadcast_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     return Tensor(t._storage, new_shape, new_strides, t._offset, t.dtype, t.device)
 
 
-def broadcast_all(*tensors: Tensor) -> tuple[tuple[int, ...], list[Tensor]]:
+def broadcast_all(*tensors: Tensor) -> tuple[tuple[int, ...], Sequence[Tensor]]:
     """The common shape, and each tensor viewed at that shape."""
-    shapes = [t._shape for t in tensors]
-    first = shapes[0]
-    if shapes.count(first) == len(shapes):  # all alike (the common case): nothing to view
-        return first, list(tensors)
-    shape = common_shape(*shapes)
+    shape = tensors[0]._shape
+    for t in tensors:
+        if t._shape != shape:
+            break
+    else:  # all alike (the common case): nothing to view
+        return shape, tensors
+    shape = common_shape(*[t._shape for t in tensors])
     return shape, [broadcast_view(t, shape) for t in tensors]
 
 
