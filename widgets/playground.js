@@ -729,13 +729,15 @@ function render({ model, el: host }) {
   // Drawing is decoupled from Python's updates: a change only marks what is out of
   // date, and the next animation frame draws the latest state once. However many
   // updates arrive between two frames, each part is drawn at most once per frame
-  // (and not at all while the browser tab is hidden).
+  // (and not at all while the browser tab is hidden). The root element counts the
+  // frames drawn (data-draws) and the time the last one took (data-draw-ms).
   const drawers = { net: onNet, frame: drawFrame, config: onConfig, status: onStatus,
     points: onPoints, code: onCode }; // in this order: the network's shape first
   const stale = new Set();
   let frameRequested = null;
   function drawStale() {
     frameRequested = null;
+    const started = performance.now();
     for (const [name, draw] of Object.entries(drawers)) {
       if (!stale.delete(name)) continue;
       try {
@@ -744,6 +746,8 @@ function render({ model, el: host }) {
         console.error(`Playground: drawing ${name} failed`, error);
       }
     }
+    root.dataset.drawMs = (performance.now() - started).toFixed(2);
+    root.dataset.draws = String(Number(root.dataset.draws || 0) + 1);
   }
   const handlers = Object.fromEntries(Object.keys(drawers).map((name) => [`change:${name}`, () => {
     stale.add(name);

@@ -59,17 +59,24 @@ def test_play_counts_epochs_and_the_loss_falls(playground_lab) -> None:
     page.wait_for_function("() => parseInt(document.querySelector('.mt-pg-epoch').textContent"
                                ".replace(',', '')) >= 5", timeout=60_000)  # fmt: skip
     page.wait_for_timeout(1000)  # let the speed settle
-    first, started = epoch(widget), time.monotonic()
+
+    def now() -> tuple[int, float, int]:  # epoch shown, time, frames the page has drawn
+        return epoch(widget), time.monotonic(), int(widget.get_attribute("data-draws"))
+
+    first, started, first_draws = now()
     page.wait_for_timeout(4000)
-    second, ended = epoch(widget), time.monotonic()
+    second, ended, last_draws = now()
     speed = widget.locator(".mt-pg-speed").text_content()  # the meter, read while playing
     epoch_time = widget.locator(".mt-pg-step-time").text_content()
+    draw_ms = widget.get_attribute("data-draw-ms")
     widget.locator(".mt-pg-play").click()  # pause
     page.wait_for_function("() => document.querySelector('.mt-pg-play').textContent === '\u25b6'",
                                timeout=30_000)  # fmt: skip
-    counted = (second - first) / (ended - started)
-    record = (f"epochs counted in the browser: {second - first} in {ended - started:.1f} s = "
-              f"{counted:.1f} epochs/s; the meter: {speed} epochs/s ({epoch_time} of training)")  # fmt: skip
+    seconds = ended - started
+    record = (f"epochs counted in the browser: {second - first} in {seconds:.1f} s = "
+              f"{(second - first) / seconds:.1f} epochs/s; the meter: {speed} epochs/s ({epoch_time} "
+              f"of training); the page drew {(last_draws - first_draws) / seconds:.1f} frames/s, "
+              f"the last in {draw_ms} ms")  # fmt: skip
     (lab.output / "playground-speed.txt").write_text(record + "\n")
     print(f"\nPlayground in JupyterLab: {record}")  # measured, never asserted: the machine varies
     assert second > first > 0

@@ -37,6 +37,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import deque
 from dataclasses import fields
 from typing import Any
 
@@ -61,6 +62,7 @@ from minitorch.widgets.playground.trainer import Epoch, Trainer
 
 MAX_SYNCS_PER_SECOND = 15
 SYNC_SHARE = 8  # sending the state takes at most 1/8 of the time: training keeps the rest
+SPEED_WINDOW = 2.0  # seconds: the meter counts the epochs trained in this window
 BYTES_PER_SECOND = 4_000_000  # big networks send fewer frames per second
 SETTING_NAMES = [f.name for f in fields(settings.PlaygroundConfig)]
 
@@ -92,7 +94,7 @@ class Playground(MinitorchWidget):
         self._player = Player(self._play_frame, self._after_play)
         self._last_sync = 0.0
         self._sync_interval = 1 / MAX_SYNCS_PER_SECOND
-        self._speed: list[tuple[float, int]] = []  # (time, epoch) while playing
+        self._speed: deque[tuple[float, int]] = deque()  # (time, epoch) of the last 2 s of play
         self._notice = ""  # a message about the last action (not a setting problem)
         start, custom, problems = settings.from_arguments(config, changes)
         self.trainer = Trainer(start)
@@ -199,7 +201,7 @@ class Playground(MinitorchWidget):
         if self.trainer.problems:
             self._sync(force=True)
             return
-        self._speed = []
+        self._speed.clear()
         self._notice = ""
         self._player.start()
         self._sync(force=True)
@@ -353,7 +355,9 @@ class Playground(MinitorchWidget):
             except Exception as error:
                 reason = f"training failed: {error}"
             now = time.perf_counter()
-            self._speed = [*self._speed[-50:], (now, self.trainer.epoch)]
+            self._speed.append((now, self.trainer.epoch))
+            while len(self._speed) > 2 and now - self._speed[1][0] >= SPEED_WINDOW:
+                self._speed.popleft()  # keep SPEED_WINDOW seconds, or two frames if slower
         if reason:
             if reason != self.trainer.message:
                 self._notice = reason  # a stop condition, shown beside the epoch
@@ -365,10 +369,10 @@ class Playground(MinitorchWidget):
         self._sync(force=True)
 
     def _epochs_per_second(self) -> float | None:
-        recent = [item for item in self._speed if item[0] > self._speed[-1][0] - 2] if self._speed else []
-        if len(recent) < 2 or recent[-1][0] == recent[0][0]:
+        if len(self._speed) < 2 or self._speed[-1][0] == self._speed[0][0]:
             return None
-        return (recent[-1][1] - recent[0][1]) / (recent[-1][0] - recent[0][0])
+        (first_time, first_epoch), (last_time, last_epoch) = self._speed[0], self._speed[-1]
+        return (last_epoch - first_epoch) / (last_time - first_time)
 
     # ----- sending to the page -----------------------------------------------------------
 
