@@ -287,11 +287,11 @@ def view_inplace_variant(function: Callable) -> Callable:
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
         view = function(t, *args, **kwargs)
+        if view._requires_grad:
+            t._grad_fn, t._output_nr = view._grad_fn, view._output_nr
         t._shape, t._strides, t._offset = view._shape, view._strides, view._offset
         t._bump_version()
         t._history_version = t._version  # the layout changed, not the values: keep the node
-        if view.requires_grad:
-            t._grad_fn, t._output_nr = view.grad_fn, view._output_nr
         return t
 
     method.__name__ = f"{function.__name__}_"
