@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 # ``empty(count, numpy_dtype)``: a new flat storage of ``count`` cells (values undefined
 # until written). It is NumPy's ``np.empty`` itself rather than a function that calls it:
 # every op allocates its output here, and a wrapper would add a Python call to each.
