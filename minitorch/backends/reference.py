@@ -101,6 +101,31 @@ def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
             out.storage[out_position] = acc
 
 
+def scan(op: str, out: Strided, a: Strided, dim: int) -> None:
+    """The running fold along ``dim`` (``cumsum`` for ``"sum"``, ``cumprod`` for
+    ``"prod"``): every prefix of a line folded, ``out`` having ``a``'s shape::
+
+        for each index o of the other dimensions:
+            acc = identity
+            for j in range(a.shape[dim]):
+                acc = combine(acc, a[o with dim=j])
+                out[o with dim=j] = acc
+    """
+    reduction = REDUCE_OPS[op]
+    combine = reduction.combine.fn
+    lines = out.shape[:dim] + (1,) + out.shape[dim + 1 :]  # one entry per line: dim is 0
+    index = [0] * len(out.shape)
+    with np.errstate(all="ignore"):
+        for ordinal in range(numel(lines)):
+            ordinal_to_index(ordinal, lines, index)
+            acc = out.storage.dtype.type(reduction.identity)
+            for j in range(a.shape[dim]):
+                index[dim] = j
+                acc = combine(acc, a.storage[index_to_position(index, a.strides, a.offset)])
+                out.storage[index_to_position(index, out.strides, out.offset)] = acc
+            index[dim] = 0
+
+
 @through_float32
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Write the index along ``dim`` of the first largest (``argmax``) or smallest

@@ -21,7 +21,7 @@ from minitorch import creation, dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, result_type
-from minitorch.ops.common import as_operand, broadcast_all, is_number, python_number
+from minitorch.ops.common import as_operand, broadcast_all, is_number, python_number, require_tensor
 from minitorch.scalar_ops import ZIP_OPS
 
 
@@ -222,6 +222,23 @@ class Remainder(Function):
         return grad, grad_b
 
 
+class Atan2(Function):
+    """y = atan2(a, b), the angle of the point (b, a);  dy/da = b / (a^2 + b^2),
+    dy/db = -a / (a^2 + b^2)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(a, b)
+        return apply_zip("atan2", a, b)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        a, b = ctx.saved_tensors
+        scale = grad / (a * a + b * b)
+        return (scale * b if ctx.needs_input_grad[0] else None,
+                -scale * a if ctx.needs_input_grad[1] else None)  # fmt: skip
+
+
 class Where(Function):
     """y = a where cond else b;  the gradient goes to whichever was chosen."""
 
@@ -399,6 +416,44 @@ def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return Clamp.apply(x, min, max)
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002 (PyTorch's names)
+    """The angle of the point ``(x=other, y=input)`` in ``(-pi, pi]``: ``atan(input /
+    other)``, corrected by pi in the left half-plane. Both must be tensors."""
+    require_tensor("atan2", input)
+    require_tensor("atan2", other, "other", 2)
+    return Atan2.apply(input, other)
+
+
+arctan2 = atan2  # NumPy's name
+
+
+def _shift(op: str, kernel_name: str, a: Any, b: Any) -> Tensor:
+    """``a << b`` or ``a >> b`` on integers, with PyTorch's checks. Not differentiable: an
+    integer tensor has no gradient."""
+    if not (isinstance(a, Tensor) or isinstance(b, Tensor)) or not all(
+        isinstance(v, Tensor) or is_number(v) for v in (a, b)
+    ):
+        raise TypeError(f"{op}(): expected a Tensor and a Tensor or a number, but got "
+                        f"{type(a).__name__} and {type(b).__name__}")  # fmt: skip
+    dtype = result_type(python_number(a), python_number(b))
+    if dtype.is_floating_point or dtype is bool_:
+        raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{dtype.type_name}'")
+    return apply_zip(op, a, b)
+
+
+def bitwise_left_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input << other``: the bits moved left, ``input * 2**other`` wrapping around like
+    the integer type. A count that is negative or not less than the type's width gives 0."""
+    return _shift("bitwise_left_shift", "lshift", input, other)
+
+
+def bitwise_right_shift(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input >> other``: the bits moved right, copies of the sign bit coming in from the
+    left: ``floor(input / 2**other)``. A count that is negative or not less than the type's
+    width gives 0, or -1 for a negative ``input``."""
+    return _shift("bitwise_right_shift", "rshift", input, other)
 
 
 def operator_form(function: Any) -> Any:

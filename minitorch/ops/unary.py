@@ -11,10 +11,14 @@ table (``minitorch/scalar_ops.py``) says ``returns_float``.
 
 from __future__ import annotations
 
+import numpy as np
+
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, int64
+from minitorch.dtypes import dtype as DType
+from minitorch.ops.binary import where
 from minitorch.ops.common import cast, require_tensor
 from minitorch.scalar_ops import MAP_OPS
 
@@ -169,6 +173,48 @@ class Cos(Function):
         return -grad * x.sin()
 
 
+class Asin(Function):
+    """y = arcsin x;  dy/dx = 1 / sqrt(1 - x^2)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("asin", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * (1 - x * x).rsqrt()
+
+
+class Acos(Function):
+    """y = arccos x = pi/2 - arcsin x;  dy/dx = -1 / sqrt(1 - x^2)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("acos", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return -grad * (1 - x * x).rsqrt()
+
+
+class Atan(Function):
+    """y = arctan x;  dy/dx = 1 / (1 + x^2)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("atan", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad / (1 + x * x)
+
+
 class Tanh(Function):
     """y = tanh x;  dy/dx = 1 - tanh^2 x = 1 - y^2"""
 
@@ -182,6 +228,34 @@ class Tanh(Function):
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
         return grad * (1 - y * y)
+
+
+class Sinh(Function):
+    """y = sinh x = (e^x - e^-x) / 2;  dy/dx = cosh x"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("sinh", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * x.cosh()
+
+
+class Cosh(Function):
+    """y = cosh x = (e^x + e^-x) / 2;  dy/dx = sinh x"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        ctx.save_for_backward(x)
+        return apply_map("cosh", x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * x.sinh()
 
 
 class Sigmoid(Function):
@@ -299,6 +373,32 @@ def tanh(x: Tensor) -> Tensor:
     return Tanh.apply(x)
 
 
+def asin(x: Tensor) -> Tensor:
+    """The inverse of ``sin`` on [-pi/2, pi/2]; NaN outside [-1, 1]."""
+    return Asin.apply(x)
+
+
+def acos(x: Tensor) -> Tensor:
+    """The inverse of ``cos`` on [0, pi]; NaN outside [-1, 1]."""
+    return Acos.apply(x)
+
+
+def atan(x: Tensor) -> Tensor:
+    """The inverse of ``tan``, in (-pi/2, pi/2) (see ``atan2`` for the full circle)."""
+    return Atan.apply(x)
+
+
+arcsin, arccos, arctan = asin, acos, atan  # NumPy's names, which PyTorch accepts too
+
+
+def sinh(x: Tensor) -> Tensor:
+    return Sinh.apply(x)
+
+
+def cosh(x: Tensor) -> Tensor:
+    return Cosh.apply(x)
+
+
 def sigmoid(x: Tensor) -> Tensor:
     return Sigmoid.apply(x)
 
@@ -374,3 +474,41 @@ def isinf(x: Tensor) -> Tensor:
 def isfinite(x: Tensor) -> Tensor:
     require_tensor("isfinite", x)
     return (x - x) == 0 if x.dtype.is_floating_point else x == x
+
+
+class NanToNum(Function):
+    """y = x, with NaN, +inf and -inf replaced by given numbers;  dy/dx = 1 where x is
+    finite, and 0 where it was replaced (a replacement is a constant)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, nan: float, posinf: float, neginf: float) -> Tensor:
+        ctx.save_for_backward(x)
+        y = where(x == float("inf"), posinf, x)
+        y = where(x == float("-inf"), neginf, y)
+        return where(x != x, nan, y)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        return grad * x.isfinite(), None, None, None
+
+
+def largest_finite(dtype: DType) -> float:
+    """The largest finite number of a floating-point dtype (3.4028e38 for float32)."""
+    if dtype.name == "bfloat16":  # float32's exponent with 7 fraction bits: (2 - 2^-7) 2^127
+        return float.fromhex("0x1.fep127")
+    return float(np.finfo(dtype.numpy).max)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,  # noqa: A002
+               neginf: float | None = None) -> Tensor:  # fmt: skip
+    """``input`` with NaN replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf``
+    (by default the dtype's largest and smallest finite numbers). Integers and bools have
+    no such values: they come back as a copy."""
+    require_tensor("nan_to_num", input)
+    if not input.dtype.is_floating_point:
+        return input.clone()
+    largest = largest_finite(input.dtype)
+    posinf = largest if posinf is None else float(posinf)
+    neginf = -largest if neginf is None else float(neginf)
+    return NanToNum.apply(input, float(nan), posinf, neginf)

@@ -31,7 +31,8 @@ C_TYPES = {"bool": "bool", "int32": "int", "int64": "long long",
 FLOATS = ("float32", "float64")
 FILES = {"map": "map.cu", "zip": "zip.cu", "where": "where.cu", "reduce": "reduce.cu",
          "arg_reduce": "arg_reduce.cu", "matmul": "matmul.cu",
-         "gather": "gather_scatter.cu", "scatter_add": "gather_scatter.cu"}  # fmt: skip
+         "gather": "gather_scatter.cu", "scatter_add": "gather_scatter.cu",
+         "scan": "scan.cu"}  # fmt: skip
 LOWEST = {"bool": "false", "int32": "(-2147483647 - 1)", "int64": "(-9223372036854775807LL - 1)",
           "float32": "(-__int_as_float(0x7f800000))",
           "float64": "(-__longlong_as_double(0x7ff0000000000000LL))"}  # fmt: skip
@@ -82,6 +83,8 @@ def module_ops(file: str, in_name: str, out_name: str) -> tuple[str, ...]:
         return ("sum", "prod") if in_name in ("bool", "int32") and out_name == "int64" else ()
     if file == "arg_reduce.cu":
         return ("argmax", "argmin") if out_name == "int64" else ()
+    if file == "scan.cu":  # the ops layer converts the input to the result dtype first
+        return ("sum", "prod") if same and in_name != "bool" else ()
     return ("",) if same else ()  # where, matmul, gather_scatter: no op
 
 
@@ -98,7 +101,7 @@ def all_modules() -> list[tuple[str, str, str, tuple[str, ...]]]:
 
 
 def kernel_name(family: str, op: str, in_name: str, out_name: str) -> str:
-    if family in ("map", "zip", "reduce", "arg_reduce"):
+    if family in ("map", "zip", "reduce", "arg_reduce", "scan"):
         return f"{family}_{op}_{in_name}_{out_name}"
     if family == "where":
         return f"where_{in_name}_{out_name}"
@@ -117,7 +120,7 @@ def defines(file: str, op: str, in_name: str, out_name: str) -> dict[str, str]:
         params = "a" if scalar_op.arity == 1 else "a, b"
         return {"KERNEL(name)": f"name##_{op}_{in_name}_{out_name}", "IN_T": in_c,
                 "OUT_T": out_c, "T": compute, f"OP({params})": _expression(scalar_op.cuda)}  # fmt: skip
-    if file == "reduce.cu":
+    if file in ("reduce.cu", "scan.cu"):
         reduction = REDUCE_OPS[op]
         if reduction.identity is not None:
             identity = f"((T){int(reduction.identity)})"

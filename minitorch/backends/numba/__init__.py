@@ -64,6 +64,7 @@ from minitorch.backends.numba.matmul_kernel import MATMUL_KERNELS
 from minitorch.backends.numba.optimizer_kernels import optimizer_step  # noqa: F401 (a primitive)
 from minitorch.backends.numba.reduce_kernels import arg_reduce_kernel, make_reduce_kernels
 from minitorch.backends.numba.scalar_functions import reduce_functions, scalar_function
+from minitorch.backends.numba.scan_kernel import scan  # noqa: F401 (a primitive)
 from minitorch.backends.numba.sort_kernel import sort  # noqa: F401 (a primitive)
 from minitorch.layout import merge_dims, merge_kept_dims, numel
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
