@@ -38,7 +38,7 @@ def sgd_update(param, grad, buffer, lr, momentum, grad_weight, weight_decay, nes
         param = param - lr * g
 
     ``grad_weight`` is ``1 - dampening``. Without momentum the buffer is not used (the
-    kernel passes the gradient in its place and writes nothing back).
+    kernel passes the parameter in its place and writes nothing back).
     """
     if maximize:
         grad = -grad
@@ -113,19 +113,21 @@ def optimizer_step(rule: str, params: list[Strided], grads: list[Strided],
 
     ``states`` holds one list per state of the rule (SGD: the momentum buffers; Adam:
     ``exp_avg``, ``exp_avg_sq``, ``max_exp_avg_sq``). A state the rule does not use
-    arrives as the gradient itself and is not written. ``scalars[t]`` are the rule's
+    arrives as the parameter itself and is not written. ``scalars[t]`` are the rule's
     numbers for parameter ``t``, rounded to the parameter's dtype first.
     """
     update = UPDATES[rule]
     with np.errstate(all="ignore"):
         for t, (param, grad) in enumerate(zip(params, grads)):
-            updated = [param, *(state[t] for state in states)]  # what update() returns
-            operands = [param, grad, *updated[1:]]  # what update() reads
+            state_values = [state[t] for state in states]
+            operands = [param, grad, *state_values]  # what update() reads
             numbers = [param.storage.dtype.type(number) for number in scalars[t]]
             index = [0] * len(param.shape)
             for ordinal in range(numel(param.shape)):
                 ordinal_to_index(ordinal, param.shape, index)
                 values = [s.storage[index_to_position(index, s.strides, s.offset)] for s in operands]
-                for operand, value in zip(updated, update(*values, *numbers)):
-                    if operand.storage is not grad.storage:  # (a state the rule does not use)
-                        operand.storage[index_to_position(index, operand.strides, operand.offset)] = value
+                new_param, *new_states = update(*values, *numbers)
+                param.storage[index_to_position(index, param.strides, param.offset)] = new_param
+                for state, value in zip(state_values, new_states):
+                    if state.storage is not param.storage:  # (a state the rule does not use)
+                        state.storage[index_to_position(index, state.strides, state.offset)] = value

@@ -46,7 +46,7 @@ def fused_sgd_(params: list[Tensor], grads: list[Tensor], momentum_buffers: list
         buffers = [param.new_empty(param.shape) if buffer is None else buffer
                    for param, buffer in zip(params, momentum_buffers)]  # fmt: skip
     else:
-        buffers = grads  # not used by the rule: the kernel reads them, never writes
+        buffers = params  # not used by the rule: read by the kernel, never written
     rows = [(lr, momentum, 1 - dampening, weight_decay, nesterov, maximize, buffer is None)
             for buffer in momentum_buffers]  # fmt: skip
     _launch("sgd", params, grads, (buffers,), rows)
@@ -70,7 +70,7 @@ def fused_adam_(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor
         rows.append((beta1_weight, float(one - param.dtype.numpy.type(beta1_weight)), beta2, 1 - beta2,
                      eps, weight_decay, 1 - lr * weight_decay, decoupled_weight_decay, amsgrad,
                      maximize, -(lr / bias_correction1), bias_correction2**0.5))  # fmt: skip
-    max_sqs = max_exp_avg_sqs if amsgrad else grads  # without amsgrad: read, never written
+    max_sqs = max_exp_avg_sqs if amsgrad else params  # without amsgrad: read, never written
     _launch("adam", params, grads, (exp_avgs, exp_avg_sqs, max_sqs), rows)
 
 
@@ -86,9 +86,13 @@ def _launch(rule: str, params: list[Tensor], grads: list[Tensor], states: tuple[
                     f"shape {list(t._shape)} on {t.device}, but the parameter is a "
                     f"{param.dtype.name} tensor of shape {list(param._shape)} on {param.device}"
                 )
-    groups: dict = {}  # (device, dtype) -> the positions of its parameters
-    for i, param in enumerate(params):
-        groups.setdefault((param.device, param.dtype), []).append(i)
+    first = params[0]
+    if all(p.dtype is first.dtype and p.device == first.device for p in params):
+        groups = {(first.device, first.dtype): range(len(params))}
+    else:
+        groups = {}  # (device, dtype) -> the positions of its parameters
+        for i, param in enumerate(params):
+            groups.setdefault((param.device, param.dtype), []).append(i)
     for members in groups.values():
         dispatch.optimizer_step(
             rule,
@@ -100,5 +104,5 @@ def _launch(rule: str, params: list[Tensor], grads: list[Tensor], states: tuple[
     for i, param in enumerate(params):
         param._bump_version()
         for state in states:
-            if state[i] is not grads[i]:  # (a state the rule does not use)
+            if state[i] is not param:  # (a state the rule does not use)
                 state[i]._bump_version()

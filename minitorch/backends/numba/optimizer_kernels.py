@@ -64,7 +64,7 @@ def make_sgd_kernel():
 
     def sgd_kernel(params, grads, buffers, shapes, strides, offsets, scalars):
         """Agrees with ``reference.optimizer_step("sgd", ...)``. Without momentum the
-        buffers are the gradients, read and never written."""
+        buffers are the parameters, read and never written."""
         assert version != -1  # keep the captured version in the cache key
         for t in range(len(params)):
             param, grad, buffer = params[t], grads[t], buffers[t]
@@ -94,7 +94,7 @@ def make_adam_kernel():
 
     def adam_kernel(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, shapes, strides, offsets, scalars):
         """Agrees with ``reference.optimizer_step("adam", ...)``. Without amsgrad
-        ``max_exp_avg_sqs`` are the gradients, read and never written."""
+        ``max_exp_avg_sqs`` are the parameters, read and never written."""
         assert version != -1
         for t in range(len(params)):
             param, grad, exp_avg, exp_avg_sq, max_sq = (
@@ -140,8 +140,7 @@ def optimizer_step(rule: str, params: list[Strided], grads: list[Strided],
         kernel = _kernels[rule] = KERNEL_FACTORIES[rule]()
     announce_if_compiling(kernel, f"the fused {rule} step")
     dtype = params[0].storage.dtype
-    read_only = ([_readable(s) for s in group] for group in (grads, *states))
-    groups = (params, *read_only)  # the kernel's operand order
+    groups = (params, [_readable(grad) for grad in grads], *states)  # the kernel's operand order
     for begin in range(0, len(params), TENSORS_PER_CALL):
         chunk = slice(begin, begin + TENSORS_PER_CALL)
         storages = [_padded(tuple(s.storage for s in group[chunk]), dtype) for group in groups]
@@ -149,13 +148,11 @@ def optimizer_step(rule: str, params: list[Strided], grads: list[Strided],
         kernel(*storages, *call_layout(layouts, len(groups)), scalar_table(tuple(scalars[chunk]), dtype))
 
 
-def _readable(operand: Strided) -> Strided:
+def _readable(grad: Strided) -> Strided:
     """A gradient whose storage is a read-only array (``from_numpy`` of one) would have a
-    type of its own in the tuple, which the kernel cannot index; it only reads it (and a
-    state it does not use, which is the gradient), so a copy does."""
-    if operand.storage.flags.writeable:
-        return operand
-    return operand._replace(storage=operand.storage.copy())
+    type of its own in the tuple, which the kernel cannot index; it only reads it, so a
+    copy does."""
+    return grad if grad.storage.flags.writeable else grad._replace(storage=grad.storage.copy())
 
 
 @functools.cache
