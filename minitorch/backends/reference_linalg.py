@@ -136,9 +136,9 @@ def svd(u: Strided, s: Strided, vh: Strided, a: Strided) -> None:
 
 
 def _jacobi(w: Matrix, rows: int, cols: int) -> tuple[list, list, list]:
-    """One-sided Jacobi on ``w`` (``rows >= cols``). Returns the columns of ``U`` (zero
-    where the singular value is 0), the singular values (descending) and the columns of
-    ``V``, each list of columns in the same order."""
+    """One-sided Jacobi on ``w`` (``rows >= cols``). Returns the columns of ``U`` (None
+    where the singular value is zero to rounding), the singular values (descending) and
+    the columns of ``V``, each list of columns in the same order."""
     columns = [[w[i][j] for i in range(rows)] for j in range(cols)]
     v = [[1.0 if i == j else 0.0 for i in range(cols)] for j in range(cols)]
     for _sweep in range(100):
@@ -163,35 +163,34 @@ def _jacobi(w: Matrix, rows: int, cols: int) -> tuple[list, list, list]:
             break
     norms = [math.sqrt(_dot(column, column)) for column in columns]
     order = sorted(range(cols), key=lambda j: -norms[j])
-    u_columns = [[x / norms[j] for x in columns[j]] if norms[j] > 0 else [0.0] * rows
+    # A column that rounding alone left nonzero has no direction worth normalising.
+    negligible = 1e-14 * rows * max(norms, default=0.0)
+    u_columns = [[x / norms[j] for x in columns[j]] if norms[j] > negligible else None
                  for j in order]  # fmt: skip
     return u_columns, [norms[j] for j in order], [v[j] for j in order]
 
 
 def _complete_basis(columns: list, size: int, count: int) -> list:
-    """``count`` orthonormal vectors of length ``size``: the nonzero ``columns`` first,
-    then, in place of zero columns and beyond them, unit vectors ``e_0, e_1, ...`` made
+    """``count`` orthonormal vectors of length ``size``: the given ``columns`` first, then,
+    in place of a missing one (None) and beyond them, unit vectors ``e_0, e_1, ...`` made
     orthogonal to the ones so far (Gram-Schmidt, twice for accuracy)."""
-    basis = [c for c in columns[:count]]
+    basis = list(columns[:count]) + [None] * (count - len(columns[:count]))
     unit = 0
     for j in range(count):
-        if j < len(basis) and any(basis[j]):
+        if basis[j] is not None:
             continue
         while True:
             vector = [1.0 if i == unit else 0.0 for i in range(size)]
             unit += 1
             for _twice in range(2):
-                for other in basis[:j]:
-                    projection = _dot(vector, other)
-                    vector = [x - projection * o for x, o in zip(vector, other)]
+                for other in basis:
+                    if other is not None:
+                        projection = _dot(vector, other)
+                        vector = [x - projection * o for x, o in zip(vector, other)]
             length = math.sqrt(_dot(vector, vector))
             if length > 1e-6:
                 break
-        vector = [x / length for x in vector]
-        if j < len(basis):
-            basis[j] = vector
-        else:
-            basis.append(vector)
+        basis[j] = [x / length for x in vector]
     return basis
 
 

@@ -23,8 +23,9 @@ from minitorch import dispatch, layout
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.creation import arange, eye
-from minitorch.dtypes import int64
+from minitorch.dtypes import bool_, int64
 from minitorch.layout import broadcast_shapes, numel
+from minitorch.ops.binary import where
 from minitorch.ops.common import require_tensor
 from minitorch.ops.linalg import as_batch
 
@@ -139,10 +140,18 @@ class LinalgInvEx(Function):
 
 
 class LinalgDet(Function):
-    """``d = det(A) = (-1)^swaps * prod(diag(U))``. With ``g = dL/dd``:
-    ``dL/dA = g d A^-T`` (Jacobi's formula: ``d det(A) = det(A) tr(A^-1 dA)``).
-    At a singular ``A`` that formula has no ``A^-1``: the backward raises ``LinAlgError``
-    there (PyTorch computes the limit through an SVD)."""
+    """``d = det(A) = (-1)^swaps * prod(diag(U))``. With ``g = dL/dd``, Jacobi's formula
+    (``d det(A) = tr(adj(A) dA)``) gives ``dL/dA = g * cof(A)``, the matrix of cofactors:
+
+    * invertible ``A``: ``cof(A) = det(A) A^-T``;
+    * singular ``A`` (some ``d`` is 0), through the SVD ``A = U diag(S) Vh``:
+      ``cof(A) = det(U) det(Vh) U diag(c) Vh`` with ``c_i`` the product of all singular
+      values but ``S_i`` (the cofactors of ``diag(S)``); ``U`` and ``Vh`` are orthogonal,
+      so their determinants are +-1 and their cofactor matrices ``det(U) U``, ``det(Vh) Vh``.
+
+    (PyTorch 2.13 returns zeros at an exactly singular ``A``; finite differences agree
+    with the cofactors: ``det(diag(2, e, 3)) = 6 e``, so ``d det / d A[1, 1] = 6``.)
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor) -> Tensor:
@@ -157,8 +166,22 @@ class LinalgDet(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         a, d = ctx.saved_tensors
-        scale = (grad * d).unsqueeze(-1).unsqueeze(-1)
-        return (scale * inv(a).mT,)
+        if (d != 0).all().item():
+            return ((grad * d).unsqueeze(-1).unsqueeze(-1) * inv(a).mT,)
+        return (grad.unsqueeze(-1).unsqueeze(-1) * _cofactors_by_svd(a),)
+
+
+def _cofactors_by_svd(a: Tensor) -> Tensor:
+    """``cof(A) = det(U) det(Vh) U diag(c) Vh`` (see ``LinalgDet``), defined for every ``A``."""
+    from minitorch.ops.svd import linalg_svd  # svd.py imports this file
+
+    u, s, vh = linalg_svd(a)
+    n = s.shape[-1]
+    on_diagonal = eye(n, dtype=bool_, device=a.device)
+    others = where(on_diagonal, 1.0, s.unsqueeze(-2).expand(s.shape + (n,)))  # row i: S, 1 at i
+    c = others.prod(-1)
+    signs = (det(u) * det(vh)).unsqueeze(-1).unsqueeze(-1)
+    return signs * (u * c.unsqueeze(-2)) @ vh
 
 
 # ----- the functions users call -------------------------------------------------------
