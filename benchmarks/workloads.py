@@ -3,12 +3,16 @@
 A ``Workload`` builds, for each implementation, a function with no arguments that runs
 the work once (inputs are made beforehand and not timed). ``"numba"`` and ``"reference"``
 both run the minitorch code; ``run.py`` switches the CPU backend before timing them.
+
+A workload may carry a ``Target``: minitorch's speed over a peer's, at least some
+minimum. The targets of issue 12 (interactive speed) are marked with ``issue=12``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -35,7 +39,7 @@ class Workload:
     work: float = 0.0  # flops or bytes per call, for GFLOP/s and GB/s
     slow: bool = False  # left out by --quick
     needs: tuple[str, ...] = ()  # minitorch attributes it uses, e.g. "nn.functional.conv2d"
-    target: Callable | None = field(default=None, repr=False)  # (row, rows) -> text
+    target: Target | None = None
 
     def build(self, implementation: str) -> Callable | None:
         return self.make(implementation)
@@ -68,28 +72,34 @@ def _theirs(array):
     return torch.from_numpy(array.copy())
 
 
-def _check(ratio_of, peer, minimum, label=None):
-    """A target: ``ratio vs peer >= minimum``, shown with ok / MISSED."""
+@dataclass
+class Target:
+    """``minitorch's speed / peer's speed >= minimum`` (the ratio ``run.py`` prints), with
+    ``peer`` "numpy", "torch" or "contiguous" (our own contiguous add). For a workload
+    timed per call it reads as a time: 0.5 is "at most 2x the peer's time"."""
 
-    def target(row, rows):
-        value = ratio_of(row, rows, peer)
-        if value is None:
-            return ""
-        verdict = "ok" if value >= minimum else "MISSED"
-        return f"{label or f'vs {peer}'} {value:.2f} >= {minimum:g} {verdict}"
+    peer: str
+    minimum: float
+    issue: int = 4  # the issue that set it
 
-    return target
+    def describe(self, unit: str) -> str:
+        peer = "our contiguous add" if self.peer == "contiguous" else self.peer
+        if unit in ("us", "ms"):
+            return f"time <= {1 / self.minimum:.3g}x {peer}"
+        return f"speed >= {self.minimum:g}x {peer}"
+
+    def ratio(self, seconds: dict, all_seconds: dict) -> float | None:
+        """The measured ratio from one condition's ``{implementation: seconds}`` of this
+        workload (``all_seconds``: every workload's, for the "contiguous" peer)."""
+        ours = seconds.get("numba")
+        if self.peer == "contiguous":
+            peer = all_seconds.get(CONTIGUOUS_ADD, {}).get("numba")
+        else:
+            peer = seconds.get(self.peer)
+        return peer / ours if ours and peer else None
 
 
-def _ratio(row, rows, peer):
-    return row["ratio"].get(peer)
-
-
-def _vs_contiguous_add(row, rows, peer):
-    contiguous = next((r for r in rows if r["name"].startswith("add 1e6 float32 contig")), None)
-    if not contiguous or "numba" not in contiguous["seconds"]:
-        return None
-    return contiguous["seconds"]["numba"] / row["seconds"]["numba"]
+CONTIGUOUS_ADD = "add 1e6 float32 contiguous"
 
 
 # --------------------------------------------------------------------------------------
@@ -111,7 +121,7 @@ def matmul(n: int) -> Workload:
         x, y = _theirs(a), _theirs(b)
         return lambda: x @ y
 
-    target = _check(_ratio, "numpy", 0.35) if n == 512 else None
+    target = Target("numpy", 0.35, issue=12) if n == 512 else None
     return Workload(f"matmul n={n} float32", "GFLOP/s", make, 2.0 * n**3, target=target)
 
 
@@ -138,12 +148,10 @@ def elementwise(kind: str, transposed: bool) -> Workload:
 
     operands = 3 if kind == "add" else 2
     layout = "transposed" if transposed else "contiguous"
-    if kind == "add" and transposed:
-        target = _check(_vs_contiguous_add, "numba", 0.3, "vs our contiguous")
-    elif kind == "add":
-        target = _check(_ratio, "numpy", 1.0)
+    if kind == "add":
+        target = Target("contiguous", 0.3, issue=12) if transposed else Target("numpy", 1.0, issue=12)
     else:
-        target = _check(_ratio, "numpy", 0.8) if not transposed else None
+        target = Target("numpy", 0.8) if not transposed else None
     return Workload(f"{kind} 1e6 float32 {layout}", "GB/s", make, operands * 4e6, target=target)
 
 
@@ -159,7 +167,7 @@ def sum_over(dim: int) -> Workload:
         return lambda: x.sum(dim)
 
     return Workload(
-        f"sum(dim={dim}) 1000x1000 float32", "GB/s", make, 4e6, target=_check(_ratio, "numpy", 0.5)
+        f"sum(dim={dim}) 1000x1000 float32", "GB/s", make, 4e6, target=Target("numpy", 0.5)
     )
 
 
@@ -172,7 +180,7 @@ def tiny_add() -> Workload:
         x, y = (_theirs(a), _theirs(b)) if implementation == "torch" else (_ours(a), _ours(b))
         return lambda: x + y
 
-    return Workload("a + b 10x10 (per-op overhead)", "us", make, target=_check(_ratio, "torch", 0.25))
+    return Workload("a + b 10x10 (per-op overhead)", "us", make, target=Target("torch", 0.5, issue=12))
 
 
 # --------------------------------------------------------------------------------------
@@ -204,7 +212,7 @@ def conv2d_step() -> Workload:
         "ms",
         make,
         needs=("nn.functional.conv2d",),
-        target=_check(_ratio, "torch", 1 / 3),
+        target=Target("torch", 1 / 3),
     )
 
 
@@ -250,7 +258,7 @@ def playground() -> Workload:
         "ms",
         make,
         needs=("nn.Linear", "nn.Tanh", "nn.Sequential", "optim.SGD"),
-        target=_check(_ratio, "torch", 0.5),
+        target=Target("torch", 1 / 1.5, issue=12),
     )
 
 
@@ -284,8 +292,80 @@ def digits_epoch() -> Workload:
         "ms",
         make,
         needs=("nn.Linear", "nn.ReLU", "nn.Sequential", "optim.SGD", "nn.functional.cross_entropy"),
-        target=_check(_ratio, "torch", 0.5),
-        slow=False,
+        target=Target("torch", 1 / 1.5, issue=12),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# PyTorch's tutorial "Learning PyTorch with examples": fit sin(x) with a cubic
+# --------------------------------------------------------------------------------------
+
+POLYNOMIAL_STEPS = 2000
+
+
+def _polynomial_autograd(lib):
+    """The tutorial's autograd version: four 0-d weights, the update written by hand.
+    One call is the whole fit, from the same start."""
+    x = lib.linspace(-math.pi, math.pi, 2000)
+    y = lib.sin(x)
+
+    def fit():
+        lib.manual_seed(0)
+        a, b, c, d = (lib.randn((), requires_grad=True) for _ in range(4))
+        learning_rate = 1e-6
+        for _ in range(POLYNOMIAL_STEPS):
+            y_pred = a + b * x + c * x**2 + d * x**3
+            loss = (y_pred - y).pow(2).sum()
+            loss.backward()
+            with lib.no_grad():
+                a -= learning_rate * a.grad
+                b -= learning_rate * b.grad
+                c -= learning_rate * c.grad
+                d -= learning_rate * d.grad
+                a.grad = b.grad = c.grad = d.grad = None
+        return loss
+
+    return fit
+
+
+def _polynomial_nn(lib):
+    """The tutorial's ``nn`` version, with ``optim.SGD`` doing the update."""
+    x = lib.linspace(-math.pi, math.pi, 2000)
+    y = lib.sin(x)
+    xx = x.unsqueeze(-1).pow(lib.tensor([1, 2, 3]))
+
+    def fit():
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 1), lib.nn.Flatten(0, 1))
+        loss_fn = lib.nn.MSELoss(reduction="sum")
+        optimizer = lib.optim.SGD(model.parameters(), lr=1e-6)
+        for _ in range(POLYNOMIAL_STEPS):
+            loss = loss_fn(model(xx), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        return loss
+
+    return fit
+
+
+def polynomial(version: str) -> Workload:
+    builder = _polynomial_autograd if version == "autograd" else _polynomial_nn
+
+    def make(implementation):
+        if implementation in ("numpy", "reference"):
+            return None
+        return builder(torch if implementation == "torch" else minitorch)
+
+    needs = ("linspace", "sin", "no_grad")
+    if version == "nn":
+        needs += ("nn.Linear", "nn.Flatten", "nn.MSELoss", "optim.SGD")
+    return Workload(
+        f"polynomial fit, {version} ({POLYNOMIAL_STEPS} steps)",
+        "ms",
+        make,
+        needs=needs,
+        target=Target("torch", 1 / 1.5, issue=12),
     )
 
 
@@ -301,5 +381,7 @@ WORKLOADS = [
     conv2d_step(),
     playground(),
     digits_epoch(),
+    polynomial("autograd"),
+    polynomial("nn"),
 ]
 WORKLOADS[3].slow = True  # n = 1024 is left out by --quick
