@@ -15,7 +15,17 @@ from minitorch import dispatch, layout
 from minitorch._tensor import Size, Tensor, is_tensor
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.creation import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
     Generator,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
     arange,
     default_generator,
     as_tensor,
@@ -195,6 +205,19 @@ del _binary, _indexing, _linalg, _reduce, _shape, _unary
 from minitorch import course, data, linalg, nn, optim, testing, utils
 from minitorch.ops.composite import addcdiv, addcmul, clamp_max, clamp_min, index_fill, lerp, scatter
 from minitorch.ops.unary import erf
+from minitorch import functional
+from minitorch.functional import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    cdist,
+    chain_matmul,
+    tensordot,
+)  # fmt: skip
 from minitorch.ops.binary import arctan2, atan2, bitwise_left_shift, bitwise_right_shift
 from minitorch.ops.cross import cross
 from minitorch.ops.diagonals import diag, diag_embed, diagonal, tril, triu

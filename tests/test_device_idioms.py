@@ -31,12 +31,12 @@ def test_tutorial_idiom_picks_cpu_without_an_accelerator(no_cuda) -> None:
     assert minitorch.backends.mps.is_available() is False
     assert minitorch.backends.mps.is_built() is False
     device = (
-        minitorch.accelerator.current_accelerator().type
-        if minitorch.accelerator.is_available()
-        else "cpu"
+        minitorch.accelerator.current_accelerator().type if minitorch.accelerator.is_available() else "cpu"
     )
     assert device == "cpu"
-    device = "cuda" if minitorch.cuda.is_available() else "mps" if minitorch.backends.mps.is_available() else "cpu"
+    device = (
+        "cuda" if minitorch.cuda.is_available() else "mps" if minitorch.backends.mps.is_available() else "cpu"
+    )
     assert device == "cpu"
 
 

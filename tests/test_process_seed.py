@@ -9,7 +9,9 @@ import sys
 import minitorch
 
 PROGRAM = "import minitorch; print(minitorch.initial_seed(), minitorch.rand(4).tolist())"
-SEEDED = "import minitorch; minitorch.manual_seed(3); print(minitorch.initial_seed(), minitorch.rand(4).tolist())"
+SEEDED = (
+    "import minitorch; minitorch.manual_seed(3); print(minitorch.initial_seed(), minitorch.rand(4).tolist())"
+)
 
 
 def _run(program: str) -> str:

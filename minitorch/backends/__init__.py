@@ -64,4 +64,4 @@ class Strided(NamedTuple):
 
 # PyTorch's ``torch.backends.mps`` and ``torch.backends.cudnn``, which tutorials query
 # before picking a device: two small answer-only modules, no kernels.
-from minitorch.backends import cudnn, mps  # noqa: E402
+from minitorch.backends import cudnn, mps  # noqa: E402, F401 (attributes for users)

@@ -26,7 +26,7 @@ def test_rmsprop_matches_torch(settings: dict) -> None:
     ours_opt = minitorch.optim.RMSprop(ours, lr=0.01, **settings)
     theirs_opt = torch.optim.RMSprop(theirs, lr=0.01, **settings)
     for step in range(5):
-        for params, opt, lib in ((ours, ours_opt, minitorch), (theirs, theirs_opt, torch)):
+        for params, opt in ((ours, ours_opt), (theirs, theirs_opt)):
             opt.zero_grad()
             loss = (params[0].sum(0) ** 2).sum() * (step + 1) + (params[1] ** 3).sum()
             loss.backward()
