@@ -112,8 +112,9 @@ def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
     node's outputs ``t`` is), the ``AccumulateGrad`` node of a leaf, or nowhere."""
     if not t.requires_grad:
         return None, 0
-    if t.grad_fn is not None:
-        return t.grad_fn, t._output_nr
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        return grad_fn, t._output_nr
     return accumulator_of(t), 0
 
 
@@ -207,9 +208,12 @@ class BackwardNode(Node):
         self.function = function
         self.ctx = ctx
         self.arg_is_tensor = [isinstance(a, Tensor) for a in args]
-        inputs = [a for a in args if isinstance(a, Tensor)]
-        self.next_functions = tuple([gradient_edge(t) for t in inputs])
-        self.input_meta = [(t._shape, t.dtype, t.device) for t in inputs]
+        edges, self.input_meta = [], []  # one of each per tensor argument
+        for a in args:
+            if isinstance(a, Tensor):
+                edges.append(gradient_edge(a))
+                self.input_meta.append((a._shape, a.dtype, a.device))
+        self.next_functions = tuple(edges)
         self.output_meta: list[tuple] = []
 
     def name(self) -> str:

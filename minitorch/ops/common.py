@@ -71,7 +71,8 @@ def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
     The same few numbers (0, 1, 0.5, a learning rate...) come back on every training
     step, so these internal operands are remembered. They never reach users, so nobody
     can change them in place."""
-    key = (_cache_key(value), dtype, like.device)
+    device = like.device  # keyed by its fields: a device's own hash is a Python call
+    key = (*_cache_key(value), dtype, device.type, device.index)
     found = _scalars.get(key)
     if found is None:
         if dtype.category == 1 and isinstance(value, int):  # wraps around, as in PyTorch:
@@ -123,7 +124,7 @@ def broadcast_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
     if t._shape == shape:
         return t
     new_shape, new_strides = stretched_layout(t._shape, t._strides, shape)
-    return Tensor(t._storage, new_shape, new_strides, t._offset, t.dtype, t.device)
+    return Tensor._make(t._storage, new_shape, new_strides, t._offset, t.dtype, t.device)
 
 
 def broadcast_all(*tensors: Tensor) -> tuple[tuple[int, ...], Sequence[Tensor]]:
