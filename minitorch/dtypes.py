@@ -69,11 +69,12 @@ class dtype:  # noqa: N801 (PyTorch's name)
     def encode(self, values: np.ndarray) -> np.ndarray:
         """Numbers (any NumPy array) as storage cells of this type. A float64 reaches
         a 16-bit float through float32, rounding twice, as PyTorch's conversions do."""
-        if self is bfloat16:
-            return float32_to_bfloat16(np.asarray(values, dtype=np.float32))
-        if self is float16 and np.asarray(values).dtype == np.float64:
-            values = np.asarray(values, dtype=np.float32)
-        return np.asarray(values, dtype=self.numpy)
+        with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, as PyTorch casts
+            if self is bfloat16:
+                return float32_to_bfloat16(np.asarray(values, dtype=np.float32))
+            if self is float16 and np.asarray(values).dtype == np.float64:
+                values = np.asarray(values, dtype=np.float32)
+            return np.asarray(values, dtype=self.numpy)
 
     def decode(self, cells: np.ndarray) -> np.ndarray:
         """Storage cells of this type as NumPy numbers (the cells themselves, except for

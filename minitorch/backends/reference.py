@@ -41,7 +41,10 @@ def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive
         for ordinal in range(numel(out.shape)):
             ordinal_to_index(ordinal, out.shape, index)
             value = a.storage[index_to_position(index, a.strides, a.offset)]
-            out.storage[index_to_position(index, out.strides, out.offset)] = f(value)
+            # ``astype`` converts as C does, so a narrowing copy wraps around as in
+            # PyTorch (int16 300 -> int8 44); storing a value that does not fit raises
+            result = np.asarray(f(value)).astype(out.storage.dtype)
+            out.storage[index_to_position(index, out.strides, out.offset)] = result
 
 
 @through_float32
@@ -157,15 +160,16 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
     batch, rows, cols = out.shape
     inner = a.shape[2]
     zero = out.storage.dtype.type(0)
-    for z in range(batch):
-        for i in range(rows):
-            for j in range(cols):
-                acc = zero
-                for k in range(inner):
-                    x = a.storage[index_to_position((z, i, k), a.strides, a.offset)]
-                    y = b.storage[index_to_position((z, k, j), b.strides, b.offset)]
-                    acc = acc + x * y
-                out.storage[index_to_position((z, i, j), out.strides, out.offset)] = acc
+    with np.errstate(all="ignore"):  # integers wrap around, as in PyTorch
+        for z in range(batch):
+            for i in range(rows):
+                for j in range(cols):
+                    acc = zero
+                    for k in range(inner):
+                        x = a.storage[index_to_position((z, i, k), a.strides, a.offset)]
+                        y = b.storage[index_to_position((z, k, j), b.strides, b.offset)]
+                        acc = acc + x * y
+                    out.storage[index_to_position((z, i, j), out.strides, out.offset)] = acc
 
 
 @through_float32
