@@ -59,7 +59,10 @@ class VersionCounter:
 
 class Tensor:
     """An n-dimensional array with PyTorch's API. Create one with
-    ``minitorch.tensor(data)``, ``minitorch.zeros(shape)``, ...; not with ``Tensor()``."""
+    ``minitorch.tensor(data)``, ``minitorch.zeros(shape)``, ...
+
+    ``Tensor(...)`` itself is PyTorch's *legacy* constructor, kept because old tutorials
+    call it (see ``__init__``). The library makes its tensors with ``Tensor._make``."""
 
     __slots__ = (
         "_storage", "_shape", "_strides", "_offset", "dtype", "device",
@@ -68,7 +71,34 @@ class Tensor:
         "__weakref__",
     )  # fmt: skip
 
-    def __init__(
+    def __init__(self, *data_or_sizes: Any, device: Any = None) -> None:
+        """PyTorch's legacy constructor: ``Tensor([[1, 2], [3, 4]])`` copies the values in
+        the default dtype, ``Tensor(2, 3)`` makes that shape, ``Tensor()`` an empty
+        tensor, ``Tensor(other)`` shares ``other``'s storage (``legacy_tensor`` in
+        ``creation.py`` says how each is read)."""
+        from minitorch.creation import legacy_tensor  # creation.py is built on this file
+
+        made = legacy_tensor(None, data_or_sizes, device)
+        self._init(made._storage, made._shape, made._strides, made._offset, made.dtype, made.device)
+        self._version_counter = made._version_counter  # shared with ``other``'s
+
+    @staticmethod
+    def _make(
+        storage: Any,
+        shape: tuple[int, ...],
+        strides: tuple[int, ...],
+        offset: int,
+        dtype: DType,
+        device: Device,
+        base: Tensor | None = None,
+    ) -> Tensor:
+        """A tensor reading ``storage`` through the layout ``(shape, strides, offset)``;
+        ``base`` is the tensor it is a view of. Every tensor the library makes starts here."""
+        t = object.__new__(Tensor)
+        t._init(storage, shape, strides, offset, dtype, device, base)
+        return t
+
+    def _init(
         self,
         storage: Any,
         shape: tuple[int, ...],
@@ -78,6 +108,7 @@ class Tensor:
         device: Device,
         base: Tensor | None = None,
     ) -> None:
+        """Set every field: the data, the layout, and empty autograd bookkeeping."""
         self._storage = storage
         self._shape = tuple(shape)
         self._strides = tuple(strides)
@@ -106,7 +137,7 @@ class Tensor:
             storage = dispatch.empty(count, dtype.numpy, device.type)
         except MemoryError as error:
             raise out_of_memory(shape, dtype.itemsize) from error
-        return Tensor(storage, shape, strides, 0, dtype, device)
+        return Tensor._make(storage, shape, strides, 0, dtype, device)
 
     @staticmethod
     def _full(shape: tuple[int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
@@ -115,7 +146,7 @@ class Tensor:
         with allocating(shape, dtype.itemsize):
             host = dtype.encode(np.full(count, value, dtype=dtype.host_numpy))
         storage = dispatch.from_numpy(host, device.type)
-        return Tensor(storage, shape, contiguous_strides(shape), 0, dtype, device)
+        return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype, device)
 
     def _view(self, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Tensor:
         """A new tensor reading this one's storage through another layout (no copy).
@@ -126,11 +157,11 @@ class Tensor:
         shape, strides = tuple(shape), tuple(strides)
         check_in_bounds(shape, strides, offset, len(self._storage))
         base = self._base if self._base is not None else self
-        return Tensor(self._storage, shape, strides, offset, self.dtype, self.device, base)
+        return Tensor._make(self._storage, shape, strides, offset, self.dtype, self.device, base)
 
     def _alias(self) -> Tensor:
         """Same storage and layout, no autograd history (``detach`` without the name)."""
-        alias = Tensor(self._storage, self._shape, self._strides, self._offset, self.dtype,
+        alias = Tensor._make(self._storage, self._shape, self._strides, self._offset, self.dtype,
                        self.device)  # fmt: skip
         alias._version_counter = self._version_counter
         return alias

@@ -14,19 +14,27 @@ from typing import Any
 import numpy as np
 
 from minitorch import dispatch
-from minitorch._tensor import Tensor
+from minitorch._tensor import Size, Tensor
 from minitorch.device import as_device, get_default_device
 from minitorch.dtypes import (
     as_dtype,
+    bfloat16,
     bool_,
     check_array_fits,
     check_scalar_fits,
+    float16,
+    float32,
+    float64,
     from_numpy_dtype,
     get_default_dtype,
+    int8,
+    int16,
+    int32,
     int64,
+    uint8,
 )
 from minitorch.dtypes import dtype as DType
-from minitorch.layout import INT64_MAX, allocating, checked_numel, contiguous_strides
+from minitorch.layout import INT64_MAX, allocating, as_int, checked_numel, contiguous_strides
 
 
 class Generator:
@@ -87,7 +95,7 @@ def _finish(array: np.ndarray, dtype: DType, device: Any, requires_grad: bool) -
         array = array.copy(order="C")
     dev = as_device(device) if device is not None else get_default_device()
     storage = dispatch.from_numpy(array.reshape(-1), dev.type)
-    t = Tensor(storage, array.shape, contiguous_strides(array.shape), 0, dtype, dev)
+    t = Tensor._make(storage, array.shape, contiguous_strides(array.shape), 0, dtype, dev)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -206,13 +214,13 @@ def _sizes(size: tuple) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for s in size:
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+        if isinstance(s, bool) or not hasattr(type(s), "__index__"):  # np.int64(3) is fine
             raise TypeError(f"size must be a sequence of ints, but got {s!r}")
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         if s > INT64_MAX:
             raise TypeError(f"Overflow when unpacking long long: size {s} is not an int64")
-    sizes = tuple(int(s) for s in size)
+    sizes = tuple(as_int(s, "size") for s in size)
     checked_numel(sizes, itemsize=8)
     return sizes
 
@@ -463,7 +471,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     strides = tuple(s // item for s in array.strides)
     span = 1 + sum((n - 1) * s for n, s in zip(array.shape, strides)) if array.size else 0
     storage = np.lib.stride_tricks.as_strided(array, shape=(span,), strides=(item,))
-    return Tensor(storage, array.shape, strides, 0, dtype, as_device("cpu"))
+    return Tensor._make(storage, array.shape, strides, 0, dtype, as_device("cpu"))
 
 
 def from_dlpack(obj: Any) -> Tensor:
@@ -497,3 +505,65 @@ def new_empty(t: Tensor, *size: Any, dtype: Any = None, device: Any = None,
 def new_tensor(t: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:  # fmt: skip
     return tensor(data, requires_grad=requires_grad, **_like("new_tensor", t, dtype, device))
+
+
+# ----- PyTorch's legacy constructors: Tensor(...), FloatTensor(...), LongTensor(...) ---------
+
+
+def legacy_tensor(dtype: DType | None, args: tuple, device: Any = None) -> Tensor:
+    """What ``Tensor(*args)`` (``dtype`` None: the default dtype) or ``FloatTensor(*args)``
+    makes, as PyTorch still reads these old calls:
+
+    * ``()``: an empty 1-D tensor;
+    * ints, or one ``Size``: a tensor of that shape (uninitialised in PyTorch; zeros here);
+    * one tensor: that tensor's storage, shared (``FloatTensor`` wants it float32 already);
+    * one list, tuple or NumPy array: its values, copied and converted to the dtype."""
+    if not args:
+        return zeros(0, dtype=dtype or get_default_dtype(), device=device)
+    first = args[0]
+    if len(args) == 1 and isinstance(first, Tensor):
+        if dtype is not None and first.dtype is not dtype:
+            raise TypeError(f"expected {dtype} (got {first.dtype})")
+        return first._alias()
+    if isinstance(first, Size) or all(hasattr(type(a), "__index__") and not isinstance(a, (bool, np.ndarray))
+                                       for a in args):  # fmt: skip
+        return zeros(*args, dtype=dtype or get_default_dtype(), device=device)
+    if len(args) == 1 and isinstance(first, (list, tuple, np.ndarray)):
+        return tensor(first, dtype=dtype or get_default_dtype(), device=device)
+    raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
+
+
+class LegacyTensorType(type):
+    """The type of ``FloatTensor``, ``LongTensor``...: PyTorch's old names for a tensor
+    of one dtype. Calling one makes a tensor (``legacy_tensor``), and
+    ``isinstance(t, FloatTensor)`` asks whether ``t`` is a float32 tensor on the CPU."""
+
+    dtype: DType
+
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:  # type: ignore[override]
+        return legacy_tensor(cls.dtype, args, device)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"
+
+    def __repr__(cls) -> str:
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+def _legacy_type(dtype: DType) -> LegacyTensorType:
+    return LegacyTensorType(f"{dtype.type_name}Tensor", (), {"dtype": dtype})
+
+
+FloatTensor = _legacy_type(float32)
+DoubleTensor = _legacy_type(float64)
+HalfTensor = _legacy_type(float16)
+BFloat16Tensor = _legacy_type(bfloat16)
+LongTensor = _legacy_type(int64)
+IntTensor = _legacy_type(int32)
+ShortTensor = _legacy_type(int16)
+CharTensor = _legacy_type(int8)
+ByteTensor = _legacy_type(uint8)
+BoolTensor = _legacy_type(bool_)
+LEGACY_TYPES = (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor,
+                ShortTensor, CharTensor, ByteTensor, BoolTensor)  # fmt: skip
+

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import operator
 from collections.abc import Iterator, Sequence
 
 Shape = tuple[int, ...]
@@ -196,11 +197,21 @@ def storage_span(shape: Sequence[int], strides: Sequence[int], offset: int) -> t
     return low, high
 
 
+def as_int(value: object, what: str = "dim") -> int:
+    """``value`` as a Python ``int``. PyTorch takes any integer-like value where it wants
+    an int (a dim, a size, ``k``): NumPy's ``np.int64(2)``, a 0-d integer array, a
+    one-element integer tensor: whatever has ``__index__``. A bool or a float is refused."""
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{what} must be an int, but got {type(value).__name__}")
+    return operator.index(value)  # type: ignore[arg-type]
+
+
 def normalize_dim(dim: int, ndim: int) -> int:
     """Turn a possibly negative ``dim`` into ``0 <= dim < ndim`` (a 0-d tensor accepts
     ``0`` and ``-1``, like PyTorch). Raises ``IndexError`` naming the valid range."""
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, but got {type(dim).__name__}")
+    dim = as_int(dim)
     rank = max(ndim, 1)
     if not -rank <= dim < rank:
         raise IndexError(
@@ -215,7 +226,7 @@ def normalize_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     one dimension, a sequence several (each at most once)."""
     if dims is None:
         return tuple(range(ndim))
-    if isinstance(dims, int):
+    if not isinstance(dims, (tuple, list)):  # one dim: an int or an integer-like value
         dims = (dims,)
     result = tuple(sorted(normalize_dim(d, ndim) for d in dims))
     if len(set(result)) != len(result):

@@ -84,7 +84,7 @@ def _tensor_like(array: np.ndarray, like: Tensor) -> Tensor:
     """``array`` as a new tensor with ``like``'s dtype and device."""
     host = np.array(array, dtype=like.dtype.numpy, order="C")  # (keeps 0-d arrays 0-d)
     storage = dispatch.from_numpy(host.reshape(-1), like.device.type)
-    return Tensor(storage, host.shape, contiguous_strides(host.shape), 0, like.dtype, like.device)
+    return Tensor._make(storage, host.shape, contiguous_strides(host.shape), 0, like.dtype, like.device)
 
 
 def gradcheck(

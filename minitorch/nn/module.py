@@ -55,8 +55,8 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor, but got {type(data).__name__}")
-        super().__init__(data._storage, data._shape, data._strides, data._offset, data.dtype,
-                         data.device)  # fmt: skip
+        self._init(data._storage, data._shape, data._strides, data._offset, data.dtype,
+                   data.device)  # fmt: skip
         self._version_counter = data._version_counter
         self.requires_grad = requires_grad
 

@@ -46,7 +46,7 @@ class ToCopy(Function):
             return cast(x, dtype)
         host = dtype.encode(np.ascontiguousarray(x._host_array())).reshape(-1)
         storage = dispatch.from_numpy(host, device.type)
-        return Tensor(storage, x._shape, contiguous_strides(x._shape), 0, dtype, device)
+        return Tensor._make(storage, x._shape, contiguous_strides(x._shape), 0, dtype, device)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
@@ -128,14 +128,20 @@ def type_as(x: Tensor, other: Tensor) -> Tensor:
     return to(x, other.dtype)
 
 
-_TYPE_STRINGS = {f"minitorch.{d.type_name}Tensor": d for d in ALL_DTYPES}
+_TYPE_STRINGS = {f"{library}.{d.type_name}Tensor": d for d in ALL_DTYPES
+                 for library in ("torch", "minitorch")}  # fmt: skip
 
 
 def type(x: Tensor, dtype: Any = None) -> Any:  # noqa: A001 (PyTorch's name)
-    """``x.type()`` names the tensor type (``"minitorch.FloatTensor"``);
-    ``x.type(dtype)`` is ``x.to(dtype)`` (the dtype may be such a name)."""
+    """``x.type()`` names the tensor type as PyTorch does (``"torch.FloatTensor"``, so
+    that programs print the same); ``x.type(dtype)`` is ``x.to(dtype)``, where the dtype
+    may also be such a name or a legacy type (``x.type(minitorch.LongTensor)``)."""
     if dtype is None:
-        return f"minitorch.{x.dtype.type_name}Tensor"
+        return f"torch.{x.dtype.type_name}Tensor"
     if dtype in (builtins.float, builtins.int, builtins.bool):  # PyTorch refuses these here
         raise ValueError(f"invalid type: '{dtype.__name__}'")
-    return to(x, _TYPE_STRINGS.get(dtype, dtype) if isinstance(dtype, str) else dtype)
+    if isinstance(dtype, str):
+        if dtype not in _TYPE_STRINGS:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _TYPE_STRINGS[dtype]
+    return to(x, getattr(dtype, "dtype", dtype))  # FloatTensor.dtype is float32

@@ -45,7 +45,7 @@ def as_index_tensor(item: Any, like: Tensor) -> Tensor:
             )
         array = array.astype(np.bool_ if array.dtype.kind == "b" else np.int64)
         storage = dispatch.from_numpy(array.reshape(-1).copy(), like.device.type)
-        index = Tensor(storage, array.shape, contiguous_strides(array.shape), 0,
+        index = Tensor._make(storage, array.shape, contiguous_strides(array.shape), 0,
                        from_numpy_dtype(array.dtype), like.device)  # fmt: skip
     if index.dtype not in INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -125,7 +125,7 @@ class ScatterAdd(Function):
         dispatch.map("copy", out, x)
         src = cast(src, x.dtype)
         if src._shape != index._shape:  # only the part of src that index covers is used
-            src = Tensor(src._storage, index._shape, src._strides, src._offset, src.dtype,
+            src = Tensor._make(src._storage, index._shape, src._strides, src._offset, src.dtype,
                          src.device)  # fmt: skip
         return dispatch.scatter_add(out, dim, index, src)
 

@@ -259,7 +259,7 @@ def _index_put(x: Tensor, steps: list, advanced: list, value: Any) -> Tensor:
     """``x`` with the elements picked by ``(steps, advanced)`` replaced by ``value``
     (out of place). The same key applied to a tensor of positions ``0, 1, 2, ...`` says
     which elements of ``x`` are written."""
-    positions = Tensor(dispatch.from_numpy(np.arange(x.numel(), dtype=np.int64), x.device.type),
+    positions = Tensor._make(dispatch.from_numpy(np.arange(x.numel(), dtype=np.int64), x.device.type),
                        x._shape, contiguous_strides(x._shape), 0, int64, x.device)  # fmt: skip
     targets = _advanced_index(region(positions, steps) if steps else positions, advanced)
     if not isinstance(value, Tensor):
