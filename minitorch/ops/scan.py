@@ -18,9 +18,11 @@ from typing import Any
 from minitorch import dispatch, layout
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import as_dtype, bool_, float32, int64
 from minitorch.ops.binary import where
 from minitorch.ops.common import cast, require_tensor
+from minitorch.ops.diagonals import triangle_mask
 
 
 def apply_scan(op: str, x: Tensor, dim: int, dtype: Any) -> Tensor:
@@ -75,6 +77,12 @@ class Cumprod(Function):
     * i < z: the same formula (x_i is not zero, and y_j = 0 for j >= z adds nothing);
     * i = z: dL/dx_z = (x_0 ... x_{z-1}) * sum over j >= z of g_j (x_{z+1} ... x_j);
     * i > z: every product includes x_z = 0, so dL/dx_i = 0.
+
+    Those masks make a gradient that is right, but whose own derivative is not (a
+    gradient fixed at 0 still changes with x_z). So when the backward itself is recorded
+    (``create_graph=True``) and x has a zero, it uses the product formula directly, which
+    is a polynomial in x and differentiates correctly, at the cost of an n x n matrix per
+    line (``_cumprod_backward_by_products``).
     """
 
     @staticmethod
@@ -91,6 +99,8 @@ class Cumprod(Function):
             return grad.to(ctx.input_dtype), None, None
         dim, x = ctx.dim, x.to(grad.dtype)
         is_zero = x == 0
+        if is_grad_enabled() and bool(is_zero.any()):
+            return _cumprod_backward_by_products(x, grad, dim).to(ctx.input_dtype), None, None
         zeros_so_far = is_zero.cumsum(dim)  # how many zeros up to and including j
         before_zero = zeros_so_far == 0
         first_zero = is_zero & (zeros_so_far == 1)
@@ -100,6 +110,21 @@ class Cumprod(Function):
         grad_at_zero = product_before * where(before_zero, 0, grad * products_after).sum(dim, keepdim=True)
         grad_x = where(before_zero, grad_before, where(first_zero, grad_at_zero, 0))
         return grad_x.to(ctx.input_dtype), None, None
+
+
+def _cumprod_backward_by_products(x: Tensor, grad: Tensor, dim: int) -> Tensor:
+    """dL/dx_i = (x_0 ... x_{i-1}) * sum over j >= i of g_j (x_{i+1} ... x_j), with no
+    division. Along the last dimension (``dim`` is moved there and back), row i of an
+    n x n matrix holds x_j for j > i and 1 elsewhere; its running product is
+    ``x_{i+1} ... x_j`` at every j >= i (and 1 for j < i, which the mask drops)."""
+    x, grad = x.transpose(dim, -1), grad.transpose(dim, -1)
+    n = x.shape[-1]
+    square = x.unsqueeze(-2).expand(*x.shape[:-1], n, n)  # square[.., i, j] = x_j
+    after_i = triangle_mask(square, 1, lower=False)  # j > i
+    products = where(after_i, square, 1).cumprod(-1)
+    products = where(triangle_mask(square, 0, lower=False), products, 0)  # only j >= i
+    before_i = where(triangle_mask(square, -1, lower=True), square, 1).prod(-1)  # x_0 ... x_{i-1}
+    return (before_i * (products * grad.unsqueeze(-2)).sum(-1)).transpose(dim, -1)
 
 
 def _scan_arguments(function: str, x: Tensor, dim: Any) -> int:
