@@ -209,45 +209,45 @@ def _shape(shape: tuple[int, ...]) -> tuple:
     return np.array(shape, dtype=np.int64), layout.numel(shape)
 
 
-def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
 @through_float32
+def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     _compiled(op)(*_arrays(out), *_arrays(a), *_shape(out.shape))
 
 
-def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
 @through_float32
+def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     _compiled(op)(*_arrays(out), *_arrays(a), *_arrays(b), *_shape(out.shape))
 
 
-def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
 @through_float32
+def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
     where_loop(*_arrays(out), *_arrays(cond), *_arrays(a), *_arrays(b), *_shape(out.shape))
 
 
-def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 @through_float32
+def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     shape, total = _shape(out.shape)
     _compiled(op)(*_arrays(out), *_arrays(a), shape, dim, a.shape[dim], total)
 
 
-def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 @through_float32
+def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     shape, total = _shape(out.shape)
     arg_reduce_loop(op == "argmax", *_arrays(out), *_arrays(a), shape, dim, a.shape[dim], total)
 
 
-def matmul(out: Strided, a: Strided, b: Strided) -> None:
 @through_float32
+def matmul(out: Strided, a: Strided, b: Strided) -> None:
     matmul_loop(*_arrays(out), *_arrays(a), *_arrays(b), *out.shape, a.shape[2])
 
 
-def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
 @through_float32
+def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
     shape, total = _shape(out.shape)
     gather_loop(False, *_arrays(out), *_arrays(a), *_arrays(index), shape, dim, total)
 
 
-def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
 @through_float32
+def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
     shape, total = _shape(src.shape)
     gather_loop(True, *_arrays(out), *_arrays(src), *_arrays(index), shape, dim, total)

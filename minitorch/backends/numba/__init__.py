@@ -53,8 +53,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np
 
 from minitorch.backends import Strided, cpu_storage
-from minitorch.backends.numba import parallel_policy
 from minitorch.backends.half_precision import through_float32
+from minitorch.backends.numba import parallel_policy
 from minitorch.backends.numba.compile_notice import announce_if_compiling
 from minitorch.backends.numba.elementwise_kernels import make_map_kernels, make_zip_kernels, where_kernel
 from minitorch.backends.numba.fast_start import start_numba_target
@@ -117,28 +117,28 @@ _ZIP_KERNELS = KernelTable(make_zip_kernels, ZIP_OPS)
 # --------------------------------------------------------------------------------------
 
 
+@through_float32
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
     shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides)
-@through_float32
     if total:
         args = (out.storage, a.storage, shape, strides, out.offset, a.offset, total)
         parallel_policy.run("map", op, total, _MAP_KERNELS[op], args)
 
 
+@through_float32
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``."""
     shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides, b.strides)
-@through_float32
     if total:
         args = (out.storage, a.storage, b.storage, shape, strides, out.offset, a.offset, b.offset, total)
         parallel_policy.run("zip", op, total, _ZIP_KERNELS[op], args)
 
 
+@through_float32
 def where(out: Strided, cond: Strided, a: Strided, b: Strided) -> None:
     """``for i: out[i] = a[i] if cond[i] else b[i]``."""
     shape, strides, total = elementwise_layout(out.shape, out.strides, cond.strides, a.strides, b.strides)
-@through_float32
     if total:
         offsets = np.array([out.offset, cond.offset, a.offset, b.offset], dtype=np.int64)
         args = (out.storage, cond.storage, a.storage, b.storage, shape, strides, offsets, total)
@@ -175,20 +175,20 @@ def reduce_layout(shape: tuple[int, ...], dim: int, out_strides: tuple[int, ...]
     return np.array(new_shape, dtype=np.int64), np.array(new_strides, dtype=np.int64), total, length, a_step
 
 
+@through_float32
 def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Fold dimension ``dim`` of ``a`` into ``out`` (size 1 there) with ``REDUCE_OPS[op]``."""
     shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
-@through_float32
     if total:
         args = (out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total)
         work = total * length if total > 1 else 0  # a single output is one thread's fold
         parallel_policy.run("reduce", op, work, _REDUCE_KERNELS[op], args)
 
 
+@through_float32
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Index along ``dim`` of the first max (``argmax``) or min (``argmin``)."""
     shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
-@through_float32
     if total:
         is_max = op == "argmax"
         args = (is_max, out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total)
@@ -199,10 +199,10 @@ def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 # Matmul, gather, scatter_add
 # --------------------------------------------------------------------------------------
 
+@through_float32
 def matmul(out: Strided, a: Strided, b: Strided) -> None:
     """``out[z] = a[z] @ b[z]`` for ``a`` ``[B, n, k]``, ``b`` ``[B, k, m]``."""
     batch, rows, cols = out.shape
-@through_float32
     depth = a.shape[2]
     if batch * rows * cols == 0:
         return
@@ -231,10 +231,10 @@ def _indexing_layout(shape, *operands: Strided):
     )
 
 
+@through_float32
 def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
     """``out[i][j][k] = a[i][index[i][j][k]][k]`` (shown for ``dim == 1``)."""
     total = numel(out.shape)
-@through_float32
     if total == 0:
         return
     shape, strides, offsets = _indexing_layout(out.shape, out, a, index)
@@ -242,10 +242,10 @@ def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
     parallel_policy.run("gather", "gather", total, (gather_kernel, gather_kernel), args)
 
 
+@through_float32
 def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
     """``out[i][index[i][j][k]][k] += src[i][j][k]`` (shown for ``dim == 1``)."""
     total = numel(src.shape)
-@through_float32
     if total == 0:
         return
     shape, strides, offsets = _indexing_layout(src.shape, src, out, index)
