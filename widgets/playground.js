@@ -178,7 +178,7 @@ function drawCurve(canvas, curve) {
 // ----- the explorer -------------------------------------------------------------------
 
 function render({ model, el: host }) {
-  const state = { hover: null, gradients: false, adding: false, addLabel: 1, netKey: "" };
+  const state = { hover: null, gradients: false, adding: false, addLabel: 1, netKey: "", dashOffset: 0 };
   const send = (message) => model.send(message);
   const config = () => model.get("config");
   const setConfig = (changes) => {
@@ -536,6 +536,8 @@ function render({ model, el: host }) {
       element.textContent = state.gradients && norm !== null ? `\u2016\u2207W\u2016 ${norm.toExponential(2)}` : "";
     }
     deadText.textContent = config().activation === "relu" ? `dead ReLUs: ${net.dead_count}` : "";
+    state.dashOffset = (state.dashOffset - 3) % 12; // the dashes (9 + 3 px) flow on a step
+    canvasArea.style.setProperty("--mt-pg-dash-offset", `${state.dashOffset}px`);
   }
 
   // ----- hover cards: show a value, click to edit it ---------------------------------

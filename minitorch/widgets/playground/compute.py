@@ -16,7 +16,7 @@ runs in. Besides picking the backend it
 * keeps NumPy quiet about overflow: a too-large learning rate overflows on purpose, and
   the trainer reports the NaN loss itself;
 * runs Numba on **one thread**. Playground tensors are tiny (a batch is 10 x 2, the
-  heatmap grid 10,000 x 8 at most), and a step dispatches about 60 kernels: waking
+  heatmap grid 10,000 x 8 at most), and a step dispatches about 45 kernels: waking
   worker threads for each costs more than the work itself, and very much more on a busy
   machine (measured: a 10x2 @ 2x4 matmul takes 0.2 ms on one thread and up to 25 ms
   with two threads on a loaded two-core machine). ``numba.set_num_threads`` applies to
