@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.backends import Strided, cpu_storage
-from minitorch.backends.reference_optimizer import optimizer_step  # noqa: F401 (a primitive)
 from minitorch.backends.half_precision import through_float32
 from minitorch.backends.reference_linalg import lu_factor, lu_solve, svd  # noqa: F401 (primitives)
+from minitorch.backends.reference_optimizer import optimizer_step  # noqa: F401 (a primitive)
 from minitorch.backends.reference_sort import sort  # noqa: F401 (a primitive)
 from minitorch.layout import index_to_position, numel, ordinal_to_index
 from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
