@@ -66,7 +66,7 @@ class Tensor:
 
     __slots__ = (
         "_storage", "_shape", "_strides", "_offset", "dtype", "device",
-        "_requires_grad", "grad", "_grad_fn", "_output_nr", "_base", "_version_counter",
+        "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base", "_version_counter",
         "_grad_accumulator", "_backward_hooks", "_retains_grad", "_history_version",
         "__weakref__",
     )  # fmt: skip
@@ -116,7 +116,7 @@ class Tensor:
         self.dtype = dtype
         self.device = device
         self._requires_grad = False
-        self.grad: Tensor | None = None
+        self._grad: Tensor | None = None
         self._grad_fn: Any = None
         self._output_nr = 0
         self._base = base
@@ -240,6 +240,42 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad
         return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient ``backward`` accumulated here (``None`` until then)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        """Assigning a gradient by hand is checked as PyTorch checks it: ``None``, or a
+        tensor of this tensor's shape, dtype and device (``x.grad = 0.`` is a TypeError)."""
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    "assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if value._shape != self._shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._shape)}' to a tensor "
+                    f"of size '{list(self._shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor "
+                    f"with dtype '{self.dtype}'. The gradient must match the tensor's dtype."
+                )
+            if value.device != self.device:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with device type '{value.device.type}' to "
+                    f"a tensor with device type '{self.device.type}'. Please ensure that the "
+                    "gradient and the tensor are on the same device"
+                )
+        self._grad = value
 
     @property
     def grad_fn(self) -> Any:
