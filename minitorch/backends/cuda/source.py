@@ -26,17 +26,18 @@ import numpy as np
 from minitorch.backends import cuda_emulator
 from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
 
-C_TYPES = {"bool": "bool", "int32": "int", "int64": "long long",
-           "float32": "float", "float64": "double"}  # fmt: skip
+C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short",
+           "int32": "int", "int64": "long long", "float32": "float", "float64": "double"}  # fmt: skip
+SMALL_INTS = ("bool", "uint8", "int8", "int16", "int32")  # they sum to int64, as in PyTorch
 FLOATS = ("float32", "float64")
 FILES = {"map": "map.cu", "zip": "zip.cu", "where": "where.cu", "reduce": "reduce.cu",
          "arg_reduce": "arg_reduce.cu", "matmul": "matmul.cu",
          "gather": "gather_scatter.cu", "scatter_add": "gather_scatter.cu",
          "scan": "scan.cu"}  # fmt: skip
-LOWEST = {"bool": "false", "int32": "(-2147483647 - 1)", "int64": "(-9223372036854775807LL - 1)",
+LOWEST = {"bool": "false", "uint8": "0", "int8": "(-128)", "int16": "(-32768)", "int32": "(-2147483647 - 1)", "int64": "(-9223372036854775807LL - 1)",
           "float32": "(-__int_as_float(0x7f800000))",
           "float64": "(-__longlong_as_double(0x7ff0000000000000LL))"}  # fmt: skip
-HIGHEST = {"bool": "true", "int32": "2147483647", "int64": "9223372036854775807LL",
+HIGHEST = {"bool": "true", "uint8": "255", "int8": "127", "int16": "32767", "int32": "2147483647", "int64": "9223372036854775807LL",
            "float32": "__int_as_float(0x7f800000)",
            "float64": "__longlong_as_double(0x7ff0000000000000LL)"}  # fmt: skip
 
@@ -45,7 +46,9 @@ def dtype_name(storage_or_dtype: Any) -> str:
     """"float32", "int64", ... for a storage array or a NumPy dtype."""
     name = np.dtype(getattr(storage_or_dtype, "dtype", storage_or_dtype)).name
     if name not in C_TYPES:
-        raise TypeError(f"the CUDA backend does not support dtype {name}")
+        shown = {"uint16": "bfloat16"}.get(name, name)  # bfloat16 is stored as 16-bit words
+        raise TypeError(f"the CUDA backend does not support dtype {shown} (yet): compute in "
+                        "float32 on the GPU, or use the CPU")  # fmt: skip
     return name
 
 
@@ -80,7 +83,7 @@ def module_ops(file: str, in_name: str, out_name: str) -> tuple[str, ...]:
             return tuple(REDUCE_OPS)
         if to_bool:
             return ("any", "all")
-        return ("sum", "prod") if in_name in ("bool", "int32") and out_name == "int64" else ()
+        return ("sum", "prod") if in_name in SMALL_INTS and out_name == "int64" else ()
     if file == "arg_reduce.cu":
         return ("argmax", "argmin") if out_name == "int64" else ()
     if file == "scan.cu":  # the ops layer converts the input to the result dtype first
