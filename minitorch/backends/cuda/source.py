@@ -34,10 +34,12 @@ FILES = {"map": "map.cu", "zip": "zip.cu", "where": "where.cu", "reduce": "reduc
          "arg_reduce": "arg_reduce.cu", "matmul": "matmul.cu",
          "gather": "gather_scatter.cu", "scatter_add": "gather_scatter.cu",
          "scan": "scan.cu"}  # fmt: skip
-LOWEST = {"bool": "false", "uint8": "0", "int8": "(-128)", "int16": "(-32768)", "int32": "(-2147483647 - 1)", "int64": "(-9223372036854775807LL - 1)",
+LOWEST = {"bool": "false", "uint8": "0", "int8": "(-128)", "int16": "(-32768)",
+          "int32": "(-2147483647 - 1)", "int64": "(-9223372036854775807LL - 1)",
           "float32": "(-__int_as_float(0x7f800000))",
           "float64": "(-__longlong_as_double(0x7ff0000000000000LL))"}  # fmt: skip
-HIGHEST = {"bool": "true", "uint8": "255", "int8": "127", "int16": "32767", "int32": "2147483647", "int64": "9223372036854775807LL",
+HIGHEST = {"bool": "true", "uint8": "255", "int8": "127", "int16": "32767", "int32": "2147483647",
+           "int64": "9223372036854775807LL",
            "float32": "__int_as_float(0x7f800000)",
            "float64": "__longlong_as_double(0x7ff0000000000000LL)"}  # fmt: skip
 
