@@ -108,7 +108,10 @@ function paintPlane(canvas, bytes, offset, { discretize = false, classes = null 
     for (let i = 0; i < GRID * GRID; i++) {
       const colour = PALETTE[winners[i] % PALETTE.length];
       const rgb = discretize ? colour : mix([255, 255, 255], colour, 0.15 + 0.85 * (plane[i] / 255));
-      pixels.set([rgb[0], rgb[1], rgb[2], 255], i * 4);
+      pixels[i * 4] = rgb[0];
+      pixels[i * 4 + 1] = rgb[1];
+      pixels[i * 4 + 2] = rgb[2];
+      pixels[i * 4 + 3] = 255;
     }
   } else {
     const pixels = new Uint32Array(image.data.buffer);

@@ -15,6 +15,7 @@ body in the thread that drives Chromium (see ``conftest.py``).
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from pathlib import Path
@@ -95,6 +96,31 @@ def test_play_counts_epochs_and_the_loss_falls(playground_lab) -> None:
     assert curve.is_visible()
     state = kernel_state(lab)
     assert state["epoch"] == epoch(widget) and state["history"] == state["epoch"]
+
+
+def playground_shades() -> set[tuple[int, int, int, int]]:
+    """The 30 shades (orange .. grey .. blue) a heatmap pixel may have, computed as
+    playground.js's valueColour does, as opaque RGBA."""
+    orange, middle, blue = (245, 147, 34), (232, 234, 235), (8, 119, 189)
+    shades = set()
+    for step in range(30):
+        value = step / 29 * 2 - 1
+        end = orange if value < 0 else blue
+        shades.add((*(math.floor(m + (e - m) * abs(value) + 0.5) for m, e in zip(middle, end)), 255))
+    return shades
+
+
+@in_browser
+def test_heatmap_pixels_are_playground_shades(playground_lab) -> None:
+    """The page paints a heatmap through a table of whole 32-bit pixels: each pixel must
+    come out as one of the 30 shades, opaque, in the right byte order."""
+    widget = playground_lab.widget
+    pixels = widget.locator("canvas.mt-pg-heatmap").evaluate(
+        "(canvas) => Array.from(canvas.getContext('2d').getImageData(0, 0, 100, 100).data)"
+    )
+    seen = {tuple(pixels[i:i + 4]) for i in range(0, len(pixels), 4)}
+    assert seen <= playground_shades(), seen - playground_shades()
+    assert len(seen) > 3  # a trained boundary has many shades, not one colour
 
 
 @in_browser
