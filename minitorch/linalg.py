@@ -1,9 +1,9 @@
 """``minitorch.linalg``: PyTorch's ``torch.linalg`` namespace.
 
 The decompositions are ops with kernels (``minitorch/ops/solve.py`` for ``solve``,
-``inv`` and ``det`` through the LU factorisation, ``minitorch/ops/svd.py`` for the SVD);
-the norms here are formulas over those and the reductions, so their gradients come from
-the ops they are made of:
+``inv`` and ``det`` through the LU factorisation, ``minitorch/ops/svd.py`` for the SVD),
+``cross`` is ``minitorch/ops/cross.py``'s, and the norms here are formulas over those
+and the reductions, so their gradients come from the ops they are made of:
 
 | norm                  | of a vector ``x``          | of a matrix ``A``                       |
 | --------------------- | -------------------------- | --------------------------------------- |
@@ -23,12 +23,15 @@ from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.ops.common import require_tensor
+from minitorch.ops.cross import linalg_cross as cross
 from minitorch.ops.reduce import norm as p_norm
 from minitorch.ops.solve import LinAlgError, det, inv, solve
 from minitorch.ops.svd import linalg_svd as svd
 from minitorch.ops.svd import svdvals
 
-__all__ = ["LinAlgError", "det", "inv", "matrix_norm", "norm", "solve", "svd", "svdvals", "vector_norm"]
+__all__ = [
+    "LinAlgError", "cross", "det", "inv", "matrix_norm", "norm", "solve", "svd", "svdvals", "vector_norm",
+]
 
 MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 

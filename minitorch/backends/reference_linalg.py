@@ -67,11 +67,12 @@ def lu_factor(lu: Strided, pivots: Strided) -> None:
 def lu_solve(x: Strided, lu: Strided, pivots: Strided) -> None:
     """Solve ``A X = B`` in place: ``x`` holds ``B`` (``[B, n, k]``) on entry and ``X`` on
     exit; ``lu`` and ``pivots`` are ``lu_factor``'s result for ``A`` (they may be
-    broadcast views, batch stride 0). Since ``P A = L U``::
+    broadcast views, batch stride 0). Since ``P A = L U``, on whole rows of ``B``::
 
-        swap the rows of B as the pivots say           B <- P B
-        forward substitution   L Y = B   (L has a unit diagonal)
-        back substitution      U X = Y
+        swap the rows of B as the pivots say                  B <- P B
+        forward substitution  L Y = B:  for i, for j < i:     row i -= L[i][j] * row j
+        back substitution     U X = Y:  for i from the last:  row i -= U[i][j] * row j
+                                                             (j > i), then row i /= U[i][i]
     """
     batch, n, _ = x.shape
     for z in range(batch):
@@ -79,14 +80,13 @@ def lu_solve(x: Strided, lu: Strided, pivots: Strided) -> None:
         for k in range(n):
             p = int(pivots.storage[index_to_position((z, k), pivots.strides, pivots.offset)])
             b[k], b[p] = b[p], b[k]
-        for column in range(len(b[0]) if n else 0):
-            for i in range(n):
-                for j in range(i):
-                    b[i][column] -= factors[i][j] * b[j][column]
-            for i in reversed(range(n)):
-                for j in range(i + 1, n):
-                    b[i][column] -= factors[i][j] * b[j][column]
-                b[i][column] = _divide(b[i][column], factors[i][i])
+        for i in range(n):
+            for j in range(i):
+                b[i] = [bi - factors[i][j] * bj for bi, bj in zip(b[i], b[j])]
+        for i in reversed(range(n)):
+            for j in range(i + 1, n):
+                b[i] = [bi - factors[i][j] * bj for bi, bj in zip(b[i], b[j])]
+            b[i] = [_divide(bi, factors[i][i]) for bi in b[i]]
         store(x, z, b)
 
 

@@ -122,9 +122,39 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str],
     return product.reshape([sizes[lab] for lab in labels]), labels
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
+def _sublists_as_equation(arguments: tuple) -> tuple[str, tuple]:
+    """PyTorch's second spelling, operands each followed by its list of subscripts (ints
+    in ``[0, 52)``, ``...`` as ``Ellipsis``), then optionally the output's:
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` is ``einsum("AB,BC->AC", a, b)``. Integer
+    ``i`` becomes the letter ``"A" + i`` (26 and up: ``"a" + i - 26``), so the implicit
+    output's alphabetical order is the numbers' order."""
+
+    def letters(sublist: Any) -> str:
+        text = ""
+        for item in sublist:
+            if item is Ellipsis:
+                text += "..."
+            elif not 0 <= item < 52:
+                raise RuntimeError(
+                    "einsum(): subscript in subscript list is not within the valid range [0, 52)"
+                )
+            else:
+                text += chr(ord("A") + item) if item < 26 else chr(ord("a") + item - 26)
+        return text
+
+    tensors, sublists = arguments[0::2], arguments[1::2]
+    output = ""
+    if len(arguments) % 2:  # the last list is the output's
+        tensors, output = tensors[:-1], "->" + letters(arguments[-1])
+    return ",".join(letters(sublist) for sublist in sublists) + output, tensors
+
+
+def einsum(equation: Any, *operands: Any) -> Tensor:
     """The sum of products the index ``equation`` describes (see this file's
-    docstring); ``operands`` as separate arguments or one list."""
+    docstring); ``operands`` as separate arguments or one list. (Or PyTorch's sublist
+    form: ``einsum(a, [0, 1], b, [1, 2])``.)"""
+    if not isinstance(equation, str):
+        equation, operands = _sublists_as_equation((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     require_tensors("einsum", operands)

@@ -23,8 +23,9 @@ from typing import Any
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.creation import arange
 from minitorch.dtypes import bool_, int64
-from minitorch.layout import normalize_dim
+from minitorch.layout import as_int, normalize_dim, numel
 from minitorch.ops import return_types
 from minitorch.ops.common import require_tensor
 from minitorch.ops.shape import cat
@@ -83,7 +84,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     require_tensor("topk", input)
     d = normalize_dim(dim, input.ndim)
     size = input._shape[d] if input.ndim else 1
-    if not isinstance(k, int) or not 0 <= k <= size:
+    k = as_int(k, "k")
+    if not 0 <= k <= size:
         raise RuntimeError(f"selected index k out of range: k={k} for a dimension of size {size}")
     values, indices = _sorted("topk", input, d, largest)
     if input.ndim == 0:
@@ -102,28 +104,63 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         first = [True] + [values[i] != values[i - 1] for i > 0]   start of each run
         unique = values[first];  group = cumsum(first) - 1       run of each sorted value
         inverse[order[i]] = group[i];  counts = run lengths
+
+    With ``dim``: the distinct slices along ``dim`` (rows for ``dim=0``), in
+    lexicographic order, found the same way once the slices are sorted.
     """
     require_tensor("unique", input)
-    if dim is not None:
-        raise NotImplementedError(
-            "unique(dim=...) (unique slices) is not implemented in minitorch; "
-            "unique of the elements (dim=None) is"
-        )
-    values, order = _sorted("unique", input.detach().reshape(-1), 0, False)
-    n = values.shape[0]
-    first = values.new_ones(n, dtype=bool_)
-    if n > 1:
-        first[1:] = values[1:] != values[:-1]
-    result = values[first]
+    x = input.detach()
+    if dim is None:
+        values, order = _sorted("unique", x.reshape(-1), 0, False)
+        first = _run_starts(values)
+        result = values[first]
+        inverse_shape = input.shape
+    else:
+        if x.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        d = normalize_dim(dim, x.ndim)
+        if 0 in x.shape[:d] + x.shape[d + 1 :]:
+            raise RuntimeError(
+                "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+            )
+        moved = x.transpose(0, d)
+        rows = moved.reshape(moved.shape[0], numel(moved.shape[1:]))
+        order = _lexicographic_order(rows)
+        rows = rows.index_select(0, order)
+        first = _run_starts(rows)
+        result = rows[first].reshape((-1,) + moved.shape[1:]).transpose(0, d)
+        inverse_shape = (moved.shape[0],)
     if not (return_inverse or return_counts):
         return result
     extras = []
+    n = first.shape[0]
     if return_inverse:
         group = first.to(int64).cumsum(0) - 1
         inverse = group.new_zeros(n).scatter_add(0, order, group)
-        extras.append(inverse.reshape(input.shape))
+        extras.append(inverse.reshape(inverse_shape))
     if return_counts:
         starts = first.nonzero().reshape(-1)
         ends = cat([starts[1:], starts.new_tensor([n])]) if n else starts
         extras.append(ends - starts)
     return (result, *extras)
+
+
+def _run_starts(items: Tensor) -> Tensor:
+    """Where each run of equal items of a sorted tensor starts (the items are its
+    elements, or its rows when 2-D): the first item, and every item unlike the one before."""
+    first = items.new_ones(items.shape[0], dtype=bool_)
+    if items.shape[0] > 1:
+        differs = items[1:] != items[:-1]
+        first[1:] = differs if differs.ndim == 1 else differs.any(1)
+    return first
+
+
+def _lexicographic_order(rows: Tensor) -> Tensor:
+    """The order that sorts the rows of a 2-D tensor lexicographically (first column
+    first, ties broken by the next...): a stable sort by each column, from the *last*
+    column to the first (an LSD radix sort), each sort keeping the order of the last."""
+    order = arange(rows.shape[0], device=rows.device)
+    for column in reversed(range(rows.shape[1])):
+        keys = rows.index_select(0, order)[:, column]
+        order = order.index_select(0, _sorted("unique", keys, 0, False)[1])
+    return order

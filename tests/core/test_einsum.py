@@ -110,3 +110,16 @@ def test_einsum_errors_match_torch(equation, shapes):
     assert str(got.value)[:40] == str(expected.value)[:40], (str(got.value), str(expected.value))
     with pytest.raises(TypeError, match="Tensor"):
         mt.einsum("i", [1, 2])
+
+
+def test_einsum_sublist_form():
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    for make in (lambda lib, x, y: (x, [0, 1], y, [1, 2], [0, 2]),
+                 lambda lib, x, y: (x, [0, 1], y, [1, 2]),
+                 lambda lib, x, y: (x, [0, 27], [27, 0]),
+                 lambda lib, x, y: (x, [Ellipsis, 1], [1, Ellipsis])):  # fmt: skip
+        assert_close(mt.einsum(*make(mt, mt.tensor(a), mt.tensor(b))),
+                     torch.einsum(*make(torch, torch.tensor(a), torch.tensor(b))))  # fmt: skip
+    with pytest.raises(RuntimeError, match=r"valid range \[0, 52\)"):
+        mt.einsum(mt.tensor(a), [0, 60])

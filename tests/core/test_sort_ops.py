@@ -130,5 +130,25 @@ def test_unique_matches_torch():
                     want = torch.unique(t, sorted=True, return_inverse=inverse, return_counts=counts)
                     assert_close(got, want, msg=f"inverse={inverse} counts={counts} {data}")
             assert_close(m.unique(sorted=False), t.unique(sorted=False))
-    with pytest.raises(NotImplementedError, match="dim"):
-        mt.unique(mt.ones(2, 2), dim=0)
+
+
+@pytest.mark.parametrize("shape,dim", [((5, 3), 0), ((5, 3), 1), ((2, 6, 2), 1), ((4,), 0), ((3, 2), -1),
+                                       ((0, 3), 0), ((3, 0), 1)])  # fmt: skip
+def test_unique_slices_match_torch(shape, dim):
+    data = np.random.default_rng(4).integers(0, 2, size=shape)
+    m, t = pair(data)
+    for layout in (lambda x: x, lambda x: x.flip(0)):
+        got = mt.unique(layout(m), dim=dim, return_inverse=True, return_counts=True)
+        want = torch.unique(layout(t), dim=dim, return_inverse=True, return_counts=True)
+        assert_close(got, want)
+        assert_close(mt.unique(layout(m), dim=dim), torch.unique(layout(t), dim=dim))
+
+
+def test_unique_slices_errors_match_torch():
+    for call in (lambda lib: lib.unique(lib.tensor(3), dim=0),
+                 lambda lib: lib.unique(lib.ones(3, 0), dim=0)):  # fmt: skip
+        with pytest.raises((IndexError, RuntimeError)) as expected:
+            call(torch)
+        with pytest.raises(type(expected.value)) as got:
+            call(mt)
+        assert str(got.value) == str(expected.value)

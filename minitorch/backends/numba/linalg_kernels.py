@@ -41,20 +41,26 @@ def _lu_factor_loops(a, pivots):  # pragma: no cover (compiled)
 
 @njit(cache=True, error_model="numpy")
 def _lu_solve_loops(x, lu, pivots):  # pragma: no cover (compiled)
-    """Agrees with ``reference_linalg.lu_solve`` (``x`` is ``[B, n, k]``, in place)."""
+    """Agrees with ``reference_linalg.lu_solve`` (``x`` is ``[B, n, k]``, in place). Whole
+    rows at a time (``row i -= L[i, j] * row j``): the inner loop walks a row of ``x``,
+    contiguous in memory, for all ``k`` right-hand sides at once."""
     batch, n, columns = x.shape
     for z in range(batch):
         for k in range(n):
             p = pivots[z, k]
             for c in range(columns):
                 x[z, k, c], x[z, p, c] = x[z, p, c], x[z, k, c]
-        for c in range(columns):
-            for i in range(n):
-                for j in range(i):
-                    x[z, i, c] -= lu[z, i, j] * x[z, j, c]
-            for i in range(n - 1, -1, -1):
-                for j in range(i + 1, n):
-                    x[z, i, c] -= lu[z, i, j] * x[z, j, c]
+        for i in range(n):
+            for j in range(i):
+                factor = lu[z, i, j]
+                for c in range(columns):
+                    x[z, i, c] -= factor * x[z, j, c]
+        for i in range(n - 1, -1, -1):
+            for j in range(i + 1, n):
+                factor = lu[z, i, j]
+                for c in range(columns):
+                    x[z, i, c] -= factor * x[z, j, c]
+            for c in range(columns):
                 x[z, i, c] = x[z, i, c] / lu[z, i, i]
 
 
