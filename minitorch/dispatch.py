@@ -135,6 +135,9 @@ class DispatchRecord:
     contiguous: tuple[bool, ...]
     path: str  # "contiguous" when every operand is contiguous, else "strided"
     seconds: float
+    # The op stack when the kernel ran, outermost first: one (name, phase) tuple per op
+    # call (a new tuple each call, so the profiler counts calls and nests ops by them).
+    frames: tuple = ()
 
 
 class DispatchTrace(list):
@@ -257,6 +260,7 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any
         contiguous=contiguous,
         path="contiguous" if all(contiguous) else "strided",
         seconds=seconds,
+        frames=tuple(stack),
     )
     thread = threading.get_ident()
     for owner, records in _traces:

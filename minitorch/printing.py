@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from minitorch.device import get_default_device
 from minitorch.dtypes import bool_, get_default_dtype, int64
 
 
@@ -234,7 +235,7 @@ def tensor_repr(t: Any) -> str:
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
-    if t.device.type != "cpu":
+    if t.device.type != get_default_device().type:  # set_default_device("cuda") hides it
         suffixes.append(f"device='{t.device}'")
     if t.numel() == 0:
         body = "[]"

@@ -3,7 +3,9 @@
 * ``function.py``  -- ``Function``, ``ctx``, and the graph nodes it leaves (``grad_fn``);
 * ``engine.py``    -- the backward walk: topological order, accumulation, un-broadcasting;
 * ``grad_mode.py`` -- ``no_grad``, ``enable_grad``, ``set_grad_enabled``;
-* ``gradcheck.py`` -- compare gradients with finite differences.
+* ``gradcheck.py`` -- compare gradients with finite differences;
+* ``functional.py`` -- Jacobians, Hessians and their products (``jacobian``, ``jvp``...);
+* ``profiler.py`` -- ``profile``: which ops ran, how often and how long.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def grad(
     return tuple(result)
 
 
+from minitorch.autograd import functional, profiler  # noqa: E402, F401  (torch.autograd.*)
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
 __all__ = [

@@ -22,6 +22,7 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_
 from minitorch.layout import broadcast_shapes, numel
 from minitorch.ops.common import require_tensor
+from minitorch.ops.shape import View
 
 
 class Matmul(Function):
@@ -53,49 +54,58 @@ def as_batch(t: Tensor, batch: tuple, rows: int, cols: int) -> Tensor:
     merged = layout.view_strides(shape, strides, flat)
     if merged is None:
         dense = Tensor._empty(shape, t.dtype, t.device)
-        dispatch.map("copy", dense, Tensor(t._storage, shape, strides, offset, t.dtype, t.device))
-        return Tensor(dense._storage, flat, layout.contiguous_strides(flat), 0, t.dtype, t.device)
-    return Tensor(t._storage, flat, merged, offset, t.dtype, t.device)
+        dispatch.map("copy", dense, Tensor._make(t._storage, shape, strides, offset, t.dtype, t.device))
+        return Tensor._make(dense._storage, flat, layout.contiguous_strides(flat), 0, t.dtype, t.device)
+    return Tensor._make(t._storage, flat, merged, offset, t.dtype, t.device)
 
 
-class Linear(Function):
-    """y = x W^T + b (PyTorch's ``F.linear``), one op instead of transpose, matmul and add.
+class Mm(Matmul):
+    """``a @ b`` of two matrices: a ``Matmul`` named ``MmBackward0``, as in PyTorch."""
 
-    With ``x`` flattened to ``[N, in]`` and ``g`` the gradient flattened to ``[N, out]``:
-    ``dx = g W``, ``dW = g^T x``, ``db = sum of g over N``.
+
+class UnsafeView(View):
+    """The ``View`` that gives a flattened product back its batch dimensions (named
+    ``UnsafeViewBackward0``, as PyTorch's matmul names it)."""
+
+
+class Addmm(Function):
+    """y = bias + x @ w_t for matrices ``x [N, in]``, ``w_t [in, out]`` and ``bias [out]``:
+    PyTorch's ``addmm``, what ``F.linear`` records for a matrix input (with ``w_t`` the
+    transposed weight, ``weight.t()``, a view). One matmul kernel, the bias added in place.
+
+    With ``g`` the gradient ``[N, out]``: ``dbias = sum of g over N``, ``dx = g w_t^T``,
+    ``dw_t = x^T g``; the last is computed as ``(g^T x)^T``, so that once ``TBackward0``
+    has transposed it back, the weight's gradient is contiguous like the weight.
     """
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        ctx.save_for_backward(x, weight)
-        ctx.has_bias = bias is not None
-        features_in, features_out = weight._shape[1], weight._shape[0]
-        rows = numel(x._shape[:-1])
-        x2 = as_batch(x.reshape(rows, features_in), (), rows, features_in)
-        w_t = Tensor(weight._storage, (1, features_in, features_out),
-                     (0, weight._strides[1], weight._strides[0]), weight._offset,
-                     weight.dtype, weight.device)  # fmt: skip
+    def forward(ctx: FunctionCtx, bias: Tensor, x: Tensor, w_t: Tensor) -> Tensor:
+        ctx.save_for_backward(x, w_t)
+        rows, features_in, features_out = x._shape[0], x._shape[1], w_t._shape[1]
         out = Tensor._empty((1, rows, features_out), x.dtype, x.device)
-        dispatch.matmul(out, x2, w_t)
-        if bias is not None:
-            bias_view = Tensor(bias._storage, out._shape, (0, 0, bias._strides[0]), bias._offset,
-                               bias.dtype, bias.device)  # fmt: skip
-            dispatch.zip("add", out, out, bias_view)
-        shape = x._shape[:-1] + (features_out,)
-        return out._view(shape, layout.contiguous_strides(shape), 0)
+        dispatch.matmul(out, as_batch(x, (), rows, features_in),
+                        as_batch(w_t, (), features_in, features_out))  # fmt: skip
+        bias_view = Tensor._make(bias._storage, out._shape, (0, 0, bias._strides[0]), bias._offset,
+                           bias.dtype, bias.device)  # fmt: skip
+        dispatch.zip("add", out, out, bias_view)
+        return out._view((rows, features_out), (features_out, 1), 0)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        x, weight = ctx.saved_tensors
-        g2 = grad.reshape(-1, weight.shape[0])
-        grad_x = (g2 @ weight).reshape(x.shape) if ctx.needs_input_grad[0] else None
-        grad_w = g2.mT @ x.reshape(-1, weight.shape[1]) if ctx.needs_input_grad[1] else None
-        grad_b = g2.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
-        return grad_x, grad_w, grad_b
+        x, w_t = ctx.saved_tensors
+        grad_bias = grad.sum(0) if ctx.needs_input_grad[0] else None
+        grad_x = grad @ w_t.mT if ctx.needs_input_grad[1] else None
+        grad_w_t = (grad.mT @ x).mT if ctx.needs_input_grad[2] else None
+        return grad_bias, grad_x, grad_w_t
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``."""
+    """``x @ weight.T + bias`` with ``weight`` of shape ``[out_features, in_features]``.
+
+    The graph is PyTorch's: for a matrix ``x``, ``AddmmBackward0(bias, x, TBackward0(weight))``
+    (``MmBackward0`` without a bias); other ranks are flattened to a matrix first and
+    the result viewed back (``ViewBackward0`` around the product).
+    """
     require_tensor("linear", x)
     require_tensor("linear", weight, "weight", 2)
     if x.ndim == 0 or weight.ndim != 2 or x._shape[-1] != weight._shape[1]:
@@ -103,9 +113,14 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"linear(): weight must be 2-D, got shape {list(weight.shape)}")
     if x.dtype is not weight.dtype or (bias is not None and bias.dtype is not x.dtype):
         _check(x, weight.mT)  # raises the dtype error
-    if bias is not None and tuple(bias.shape) != (weight._shape[0],):
-        return Linear.apply(x, weight, None) + bias
-    return Linear.apply(x, weight, bias)
+    w_t = weight.t()
+    if bias is None or tuple(bias.shape) != (weight._shape[0],):
+        out = matmul(x, w_t)
+        return out if bias is None else out + bias
+    if x.ndim == 2:
+        return Addmm.apply(bias, x, w_t)
+    out = Addmm.apply(bias, x.reshape(numel(x._shape[:-1]), x._shape[-1]), w_t)
+    return out.view(x._shape[:-1] + (weight._shape[0],))
 
 
 def _check_tensors(name: str, a: Any, b: Any) -> None:
@@ -165,6 +180,12 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return Matmul.apply(a.unsqueeze(0), b).squeeze(-2)
     if b.ndim == 1:
         return Matmul.apply(a, b.unsqueeze(1)).squeeze(-1)
+    if a.ndim == 2 and b.ndim == 2:
+        return Mm.apply(a, b)
+    if b.ndim == 2 and a.ndim > 2:  # PyTorch folds the batch into the rows: one product
+        flat = Mm.apply(a.reshape(numel(a._shape[:-1]), a._shape[-1]), b)
+        shape = a._shape[:-1] + (b._shape[1],)
+        return UnsafeView.apply(flat, (shape, layout.contiguous_strides(shape), flat._offset))
     return Matmul.apply(a, b)
 
 

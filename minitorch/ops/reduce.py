@@ -78,6 +78,12 @@ class Sum(Function):
         return expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
 
+class SumOverDims(Sum):
+    """``sum(x, dim)``: the same op as ``Sum``; PyTorch names its node ``SumBackward1``."""
+
+    node_name = "SumBackward1"
+
+
 class Mean(Function):
     """y = sum(x) / n;  dy/dx = 1 / n"""
 
@@ -90,6 +96,12 @@ class Mean(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         return expand_back(grad / ctx.count, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+
+class MeanOverDims(Mean):
+    """``mean(x, dim)``: the same op as ``Mean``; PyTorch names its node ``MeanBackward1``."""
+
+    node_name = "MeanBackward1"
 
 
 class Prod(Function):
@@ -179,7 +191,7 @@ def sum(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None)
     require_tensor("sum", x)
     if dtype is not None:
         x = x.to(dtype)
-    return Sum.apply(x, reduction_dims(dim, x.ndim), keepdim)
+    return (Sum if dim is None else SumOverDims).apply(x, reduction_dims(dim, x.ndim), keepdim)
 
 
 def mean(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -191,7 +203,7 @@ def mean(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {x.dtype.name.capitalize()}"
         )
-    return Mean.apply(x, reduction_dims(dim, x.ndim), keepdim)
+    return (Mean if dim is None else MeanOverDims).apply(x, reduction_dims(dim, x.ndim), keepdim)
 
 
 def prod(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:

@@ -54,6 +54,26 @@ class View(Function):
         return grad.reshape(ctx.shape), None
 
 
+class Unsqueeze(View):
+    """``unsqueeze``: a ``View`` with PyTorch's node name, ``UnsqueezeBackward0``."""
+
+
+class Squeeze(View):
+    """``squeeze()`` of all size-1 dims: a ``View`` named ``SqueezeBackward0``."""
+
+
+class SqueezeDim(View):
+    """``squeeze(dim)``: a ``View``; PyTorch names its node ``SqueezeBackward1``."""
+
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(View):
+    """``squeeze((d0, d1))``: a ``View``; PyTorch names its node ``SqueezeBackward2``."""
+
+    node_name = "SqueezeBackward2"
+
+
 class Permute(Function):
     """y = x with dimensions reordered;  the gradient is permuted back."""
 
@@ -66,6 +86,16 @@ class Permute(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         return grad.permute(ctx.inverse), None
+
+
+class Transpose(Permute):
+    """``transpose(d0, d1)``: a ``Permute`` named ``TransposeBackward0``, as in PyTorch."""
+
+
+class MatrixTranspose(Permute):
+    """``t()`` of a matrix: a ``Permute``; PyTorch names its node ``TBackward0``."""
+
+    node_name = "TBackward0"
 
 
 class Expand(Function):
@@ -96,6 +126,20 @@ class RegionView(Function):
         return FillRegion.apply(grad, ctx.shape, ctx.relative), None, None
 
 
+class Slice(RegionView):
+    """``x[1:]``, ``narrow``: a ``RegionView`` named ``SliceBackward0``, as in PyTorch."""
+
+
+class Select(RegionView):
+    """``x[1]``, ``select``: a ``RegionView`` named ``SelectBackward0``, as in PyTorch."""
+
+
+class UnsqueezeRegion(RegionView):
+    """``x[None]``: a ``RegionView``; PyTorch names its node ``UnsqueezeBackward0``."""
+
+    node_name = "UnsqueezeBackward0"
+
+
 class FillRegion(Function):
     """A zero tensor of ``shape`` with ``values`` written into one region of it (the
     backward of ``RegionView``; its own backward reads the region back)."""
@@ -121,7 +165,7 @@ def storage_positions(shape: tuple, strides: tuple, offset: int, like: Tensor) -
         steps = np.arange(size, dtype=np.int64) * stride
         positions = positions + steps.reshape((size,) + (1,) * (len(shape) - d - 1))
     storage = dispatch.from_numpy(np.ascontiguousarray(positions).reshape(-1), like.device.type)
-    return Tensor(storage, shape, layout.contiguous_strides(shape), 0, int64, like.device)
+    return Tensor._make(storage, shape, layout.contiguous_strides(shape), 0, int64, like.device)
 
 
 class AsStrided(Function):
@@ -149,6 +193,8 @@ class AsStrided(Function):
 class Copy(Function):
     """A copy into new contiguous storage (``contiguous``, ``clone``);  gradient: itself."""
 
+    node_name = "CloneBackward0"  # PyTorch's name for both
+
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, keep_strides: bool) -> Tensor:
         out = Tensor._empty(x._shape, x.dtype, x.device)
@@ -173,7 +219,7 @@ def _dense_like(x: Tensor) -> Tensor:
     if not dense:
         return Tensor._empty(x._shape, x.dtype, x.device)
     storage = dispatch.empty(x.numel(), x.dtype.numpy, x.device.type)
-    return Tensor(storage, x._shape, tuple(strides), 0, x.dtype, x.device)
+    return Tensor._make(storage, x._shape, tuple(strides), 0, x.dtype, x.device)
 
 
 class Flip(Function):
@@ -187,7 +233,7 @@ class Flip(Function):
             if x._shape[d] > 0:
                 offset += (x._shape[d] - 1) * strides[d]
             strides[d] = -strides[d]
-        reversed_view = Tensor(x._storage, x._shape, tuple(strides), offset, x.dtype, x.device)
+        reversed_view = Tensor._make(x._storage, x._shape, tuple(strides), offset, x.dtype, x.device)
         out = _dense_like(x) if x.numel() > 1 else Tensor._empty(x._shape, x.dtype, x.device)
         return dispatch.map("copy", out, reversed_view)
 
@@ -271,7 +317,7 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     if x.ndim == 0:
         return View.apply(x, (x._shape, x._strides, x._offset))
     order[a], order[b] = order[b], order[a]
-    return Permute.apply(x, tuple(order))
+    return Transpose.apply(x, tuple(order))
 
 
 def t(x: Tensor) -> Tensor:
@@ -279,18 +325,21 @@ def t(x: Tensor) -> Tensor:
     require_tensor("t", x)
     if x.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
-    return transpose(x, 0, 1) if x.ndim == 2 else View.apply(x, (x._shape, x._strides, x._offset))
+    if x.ndim == 2:
+        return MatrixTranspose.apply(x, (1, 0))
+    return View.apply(x, (x._shape, x._strides, x._offset))
 
 
 def unsqueeze(x: Tensor, dim: int) -> Tensor:
     d = layout.normalize_dim(dim, x.ndim + 1)
-    return View.apply(x, layout.unsqueeze(x._shape, x._strides, x._offset, d))
+    return Unsqueeze.apply(x, layout.unsqueeze(x._shape, x._strides, x._offset, d))
 
 
 def squeeze(x: Tensor, dim: Any = None) -> Tensor:
     require_tensor("squeeze", x)
     dims = layout.normalize_dims(dim, x.ndim) if x.ndim else ()
-    return View.apply(x, layout.squeeze(x._shape, x._strides, x._offset, dims))
+    node = Squeeze if dim is None else SqueezeDims if isinstance(dim, (tuple, list)) else SqueezeDim
+    return node.apply(x, layout.squeeze(x._shape, x._strides, x._offset, dims))
 
 
 def expand(x: Tensor, *sizes: Any) -> Tensor:
@@ -321,14 +370,19 @@ def unflatten(x: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 def region(x: Tensor, steps: list) -> Tensor:
     """Apply layout steps (``("slice", dim, start, stop, step)``, ``("select", dim, i)``,
-    ``("unsqueeze", dim)``) to ``x`` and to a contiguous stand-in (for the backward)."""
+    ``("unsqueeze", dim)``) to ``x`` and to a contiguous stand-in (for the backward).
+
+    One node for all the steps, named after the last (PyTorch chains one node per step:
+    ``x[1:, 2]`` is ``SelectBackward0`` over ``SliceBackward0`` there)."""
     actual = (x._shape, x._strides, x._offset)
     relative = (x._shape, layout.contiguous_strides(x._shape), 0)
     for kind, *args in steps:
         rule = {"slice": layout.slice_dim, "select": layout.select,
                 "unsqueeze": layout.unsqueeze}[kind]  # fmt: skip
         actual, relative = rule(*actual, *args), rule(*relative, *args)
-    return RegionView.apply(x, actual, relative)
+    last = steps[-1][0] if steps else "slice"
+    node = {"slice": Slice, "select": Select, "unsqueeze": UnsqueezeRegion}[last]
+    return node.apply(x, actual, relative)
 
 
 def narrow(x: Tensor, dim: int, start: int, length: int) -> Tensor:

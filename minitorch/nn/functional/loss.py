@@ -15,10 +15,11 @@ import warnings
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
-from minitorch.ops.gather import Gather
+from minitorch.ops.gather import Gather, ScatterAdd
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -56,12 +57,37 @@ def _warn_if_broadcast(input: Tensor, target: Tensor, name: str) -> None:  # noq
         )
 
 
+def _per_element(grad: Tensor, reduction: str, count: int) -> Tensor:
+    """The gradient reaching each per-element loss: ``grad`` itself for ``"none"`` and
+    ``"sum"`` (a 0-d one broadcasts), ``grad / count`` for the mean of ``count`` losses."""
+    return grad / count if reduction == "mean" else grad
+
+
+class MseLoss(Function):
+    """``L = reduce((x - t)^2)``;  ``dL/dx = 2 (x - t) g`` with ``g`` the gradient of
+    each term (see ``_per_element``), and ``dL/dt = -dL/dx``."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, input: Tensor, target: Tensor, reduction: str) -> Tensor:  # noqa: A002
+        ctx.save_for_backward(input, target)
+        difference = input - target
+        ctx.reduction, ctx.count = reduction, difference.numel()
+        return _reduce(difference * difference, reduction)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        input, target = ctx.saved_tensors
+        grad_input = (input - target) * (_per_element(grad, ctx.reduction, ctx.count) * 2)
+        return (grad_input if ctx.needs_input_grad[0] else None,
+                -grad_input if ctx.needs_input_grad[1] else None, None)  # fmt: skip
+
+
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
-    """Mean squared error: ``(input - target)^2``."""
+    """Mean squared error: ``(input - target)^2`` (its node: ``MseLossBackward0``)."""
     _require_tensors("mse_loss", input, target)
+    _check_reduction(reduction)
     _warn_if_broadcast(input, target, "mse_loss")
-    difference = input - target
-    return _reduce(difference * difference, reduction)
+    return MseLoss.apply(input, target, reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
@@ -94,6 +120,62 @@ def _classes_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple]
     return input.reshape(-1, classes), target.reshape(-1), tuple(target.shape)
 
 
+def _classes_first(grad: Tensor, input_shape: tuple) -> Tensor:
+    """The inverse of ``_classes_last``: ``[N*d1*..., C]`` back to ``input_shape``."""
+    if len(input_shape) <= 2:
+        return grad.reshape(input_shape)
+    batch_first = (input_shape[0],) + tuple(input_shape[2:]) + (input_shape[1],)
+    ndim = len(input_shape)
+    return grad.reshape(batch_first).permute((0, ndim - 1) + tuple(range(1, ndim - 1)))
+
+
+class NllLoss(Function):
+    """``L = reduce(-w[t_i] logp[i, t_i])`` over the samples ``i`` (``w = 1`` without class
+    weights; the mean divides by the sum of the ``w[t_i]``). Its gradient is zero except
+    at each sample's class: ``dL/dlogp[i, t_i] = -w[t_i] g_i``, written there by a
+    scatter-add. The class indices and weights are keyword arguments: no gradient flows
+    to them, and the node has no edge for them (PyTorch's ``NllLossBackward0`` neither).
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, input: Tensor, *, target: Tensor, weight: Tensor | None,  # noqa: A002
+                ignore_index: int, all_valid: bool, reduction: str) -> Tensor:  # fmt: skip
+        logp, target, target_shape = _classes_last(input, target)
+        ctx.input_shape, ctx.reduction, ctx.rows = tuple(input.shape), reduction, logp.shape[0]
+        if all_valid and weight is None:  # the common case: plain -logp[i, target[i]]
+            ctx.index, ctx.weights = target.unsqueeze(1), None
+            losses = -Gather.apply(logp, 1, ctx.index).squeeze(1)
+            ctx.total = logp.shape[0]
+        else:
+            valid = target != ignore_index
+            safe = target.where(valid, 0)
+            ctx.index = safe.unsqueeze(1)
+            weights = valid.to(logp.dtype)
+            if weight is not None:
+                weights = weights * weight.index_select(0, safe)
+            ctx.weights, ctx.total = weights, weights.sum()
+            losses = -Gather.apply(logp, 1, ctx.index).squeeze(1) * weights
+        ctx.classes = logp.shape[1]
+        if reduction == "none":
+            return losses.reshape(target_shape)
+        if reduction == "sum":
+            return losses.sum()
+        return losses.sum() / ctx.total
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        if ctx.reduction == "none":
+            per_sample = grad.reshape(-1)
+        else:
+            scale = grad / ctx.total if ctx.reduction == "mean" else grad
+            per_sample = scale.expand(ctx.rows)
+        if ctx.weights is not None:
+            per_sample = per_sample * ctx.weights
+        zeros = grad.new_zeros((ctx.rows, ctx.classes))
+        grad_logp = ScatterAdd.apply(zeros, 1, ctx.index, (-per_sample).unsqueeze(1))
+        return _classes_first(grad_logp, ctx.input_shape)
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
              ignore_index: int = -100, reduction: str = "mean") -> Tensor:  # fmt: skip
     """Negative log-likelihood: ``-input[i, target[i]]``, for log-probabilities ``input``
@@ -106,12 +188,11 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
             f"expected scalar type Long but found {target.dtype.name.capitalize()}: class "
             "indices must be an integer tensor (for class probabilities use cross_entropy)"
         )
-    logp, target, target_shape = _classes_last(input, target)
+    logp, flat_target, _ = _classes_last(input, target)  # (raises for a wrong shape)
     classes = logp.shape[1]
-    target = target.to(int64)
     # Check the class indices on the host (a few integers): cheaper than kernels, and a
     # bad index must never reach the gather kernel, which does no bounds checks.
-    values = target.detach().cpu().numpy()
+    values = flat_target.detach().cpu().numpy()
     valid_host = values != ignore_index
     bad = valid_host & ((values < 0) | (values >= classes))
     if bad.any():
@@ -122,21 +203,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
     if weight is not None and (weight.ndim != 1 or weight.shape[0] != classes):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
                            f"no classes but got weight tensor of shape: {list(weight.shape)}")  # fmt: skip
-    if valid_host.all() and weight is None:  # the common case: plain -logp[i, target[i]]
-        losses = -Gather.apply(logp, 1, target.unsqueeze(1)).squeeze(1)
-        return _reduce(losses.reshape(target_shape) if reduction == "none" else losses, reduction)
-    valid = target != ignore_index
-    safe = target.where(valid, 0)
-    picked = Gather.apply(logp, 1, safe.unsqueeze(1)).squeeze(1)  # log-probability of the class
-    weights = valid.to(logp.dtype)
-    if weight is not None:
-        weights = weights * weight.index_select(0, safe)
-    losses = -picked * weights
-    if reduction == "none":
-        return losses.reshape(target_shape)
-    if reduction == "sum":
-        return losses.sum()
-    return losses.sum() / weights.sum()
+    return NllLoss.apply(input, target=target.to(int64), weight=weight, ignore_index=ignore_index,
+                         all_valid=bool(valid_host.all()), reduction=reduction)  # fmt: skip
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
@@ -193,27 +261,50 @@ def _soft_cross_entropy(logp: Tensor, target: Tensor, weight: Tensor | None, red
     return _reduce(losses, reduction)
 
 
-class BinaryCrossEntropy(Function):
-    """``-(t log p + (1 - t) log(1 - p))``, each log clamped at -100.
+def _refuse_weights_needing_grad(function: str, **weights: Tensor | None) -> None:
+    """PyTorch's error for weights that require grad (it has no formula for them)."""
+    for name, weight in weights.items():
+        if weight is not None and weight.requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                f"The function '{function}' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True."
+            )
 
-    Its own backward, as in PyTorch: ``dL/dp = (p - t) / max(p (1 - p), 1e-12)`` stays
-    finite at ``p = 0`` or ``1``, where differentiating through the clamped logs would give
-    ``0 * inf = nan``."""
+
+def _clamped_logs(p: Tensor) -> tuple[Tensor, Tensor]:
+    """``log p`` and ``log(1 - p)``, each clamped at -100 (as PyTorch does)."""
+    return p.log().clamp(min=-100), (1 - p).log().clamp(min=-100)
+
+
+class BinaryCrossEntropy(Function):
+    """``L = reduce(w * -(t log p + (1 - t) log(1 - p)))``, each log clamped at -100.
+
+    Its own backward, as in PyTorch: ``dL/dp = w g (p - t) / max(p (1 - p), 1e-12)``
+    stays finite at ``p = 0`` or ``1``, where differentiating through the clamped logs
+    would give ``0 * inf = nan``; ``dL/dt = w g (log(1 - p) - log p)``."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, p: Tensor, t: Tensor) -> Tensor:
-        ctx.save_for_backward(p, t)
-        log_p, log_not_p = p.log().clamp(min=-100), (1 - p).log().clamp(min=-100)
-        return -(t * log_p + (1 - t) * log_not_p)
+    def forward(ctx: FunctionCtx, p: Tensor, t: Tensor, weight: Tensor | None, reduction: str) -> Tensor:
+        ctx.save_for_backward(p, t, weight)
+        log_p, log_not_p = _clamped_logs(p)
+        losses = -(t * log_p + (1 - t) * log_not_p)
+        if weight is not None:
+            losses = losses * weight
+        ctx.reduction, ctx.count = reduction, losses.numel()
+        return _reduce(losses, reduction)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        p, t = ctx.saved_tensors
-        grad_p = grad * (p - t) / (p * (1 - p)).clamp(min=1e-12)
+        p, t, weight = ctx.saved_tensors
+        g = _per_element(grad, ctx.reduction, ctx.count)
+        if weight is not None:
+            g = g * weight
+        grad_p = g * (p - t) / (p * (1 - p)).clamp(min=1e-12) if ctx.needs_input_grad[0] else None
         grad_t = None
         if ctx.needs_input_grad[1]:
-            grad_t = grad * ((1 - p).log().clamp(min=-100) - p.log().clamp(min=-100))
-        return grad_p, grad_t
+            log_p, log_not_p = _clamped_logs(p)
+            grad_t = g * (log_not_p - log_p)
+        return grad_p, grad_t, None, None
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
@@ -221,6 +312,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     """``-(t log p + (1 - t) log(1 - p))`` for probabilities ``p`` in ``[0, 1]`` (each log
     is clamped at -100, like PyTorch, so ``p = 0`` gives a large loss, not ``inf``)."""
     _require_tensors("binary_cross_entropy", input, target)
+    _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -229,32 +321,76 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if input.numel() and ((input < 0) | (input > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1 (pass logits to "
                            "binary_cross_entropy_with_logits instead)")  # fmt: skip
-    losses = BinaryCrossEntropy.apply(input, target)
-    if weight is not None:
-        losses = losses * weight
-    return _reduce(losses, reduction)
+    _refuse_weights_needing_grad("binary_cross_entropy", weight=weight)
+    return BinaryCrossEntropy.apply(input, target, weight, reduction)
+
+
+def _log_one_plus_exp_neg(x: Tensor) -> Tensor:
+    """``log(1 + e^-x) = m + log(e^-m + e^(-x-m))`` with ``m = max(-x, 0)``: neither
+    exponential can overflow."""
+    m = (-x).clamp(min=0)
+    return m + ((-m).exp() + (-x - m).exp()).log()
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """Binary cross-entropy of ``sigmoid(x)``, computed without ever forming the sigmoid
+    (which rounds to exactly 0 or 1 for large logits). With ``q = pos_weight``
+    (1 if not given) and ``s(x) = log(1 + e^-x)``::
+
+        loss = w ((1 - t) x + (1 + (q - 1) t) s(x))
+
+        dloss/dx = w ((1 - t) - (1 + (q - 1) t) (1 - sigmoid(x)))   (= w (sigmoid(x) - t) for q = 1)
+        dloss/dt = w (-x + (q - 1) s(x))
+
+    (No gradient for the weights ``w`` and ``q``: PyTorch refuses them if they require grad.)
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, t: Tensor, weight: Tensor | None,
+                pos_weight: Tensor | None, reduction: str) -> Tensor:  # fmt: skip
+        ctx.save_for_backward(x, t, weight, pos_weight)
+        losses = BinaryCrossEntropyWithLogits.unweighted(x, t, pos_weight)
+        if weight is not None:
+            losses = losses * weight
+        ctx.reduction, ctx.count = reduction, losses.numel()
+        return _reduce(losses, reduction)
+
+    @staticmethod
+    def unweighted(x: Tensor, t: Tensor, pos_weight: Tensor | None) -> Tensor:
+        softplus = _log_one_plus_exp_neg(x)
+        if pos_weight is not None:
+            softplus = softplus * ((pos_weight - 1) * t + 1)
+        return (1 - t) * x + softplus
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        x, t, weight, pos_weight = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        g = _per_element(grad, ctx.reduction, ctx.count)
+        if weight is not None:
+            g = g * weight
+        grad_x = grad_t = None
+        if needs[0]:
+            if pos_weight is None:
+                grad_x = g * (x.sigmoid() - t)
+            else:
+                grad_x = g * ((1 - t) - ((pos_weight - 1) * t + 1) * (1 - x.sigmoid()))
+        if needs[1]:
+            grad_t = g * -x
+            if pos_weight is not None:
+                grad_t = grad_t + g * (pos_weight - 1) * _log_one_plus_exp_neg(x)
+        return grad_x, grad_t, None, None, None
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
                                      reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:  # fmt: skip
-    """Binary cross-entropy of ``sigmoid(input)``, computed without ever forming the
-    sigmoid (which rounds to exactly 0 or 1 for large logits)::
-
-        loss = (1 - t) x + log(1 + e^-x)
-             = (1 - t) x + m + log(e^-m + e^(-x-m))      with m = max(-x, 0)
-
-    so neither exponential can overflow. ``pos_weight`` multiplies the positive term.
-    """
+    """Binary cross-entropy of ``sigmoid(input)``, stable for large logits (see
+    ``BinaryCrossEntropyWithLogits``). ``pos_weight`` multiplies the positive term."""
     _require_tensors("binary_cross_entropy_with_logits", input, target)
+    _check_reduction(reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")  # fmt: skip
-    m = (-input).clamp(min=0)
-    log_one_plus_exp = m + ((-m).exp() + (-input - m).exp()).log()  # log(1 + e^-x)
-    if pos_weight is not None:
-        log_one_plus_exp = log_one_plus_exp * ((pos_weight - 1) * target + 1)
-    losses = (1 - target) * input + log_one_plus_exp
-    if weight is not None:
-        losses = losses * weight
-    return _reduce(losses, reduction)
+    _refuse_weights_needing_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
