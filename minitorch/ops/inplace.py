@@ -27,6 +27,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
+from minitorch.creation import rand, randn
 from minitorch.dtypes import bool_, check_scalar_fits
 from minitorch.layout import broadcast_shapes, checked_numel, contiguous_strides
 from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor
@@ -176,6 +177,18 @@ def fill_(t: Tensor, value: Any) -> Tensor:
 
 def zero_(t: Tensor) -> Tensor:
     return fill_(t, 0)
+
+
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Overwrite ``t`` with numbers drawn uniformly from ``[a, b)``."""
+    values = rand(tuple(t.shape), generator=generator, dtype=t.dtype, device=t.device)
+    return copy_(t, values * (b - a) + a)
+
+
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Overwrite ``t`` with numbers drawn from the normal distribution ``N(mean, std^2)``."""
+    values = randn(tuple(t.shape), generator=generator, dtype=t.dtype, device=t.device)
+    return copy_(t, values * std + mean)
 
 
 def zip_into(t: Tensor, op: str, other: Any) -> bool:

@@ -209,3 +209,18 @@ def test_every_listed_variant_exists():
         if name in METHODS:
             assert hasattr(mt.Tensor, name + "_"), name
             assert hasattr(torch.Tensor, name + "_"), name
+
+
+@pytest.mark.parametrize("name", ["uniform_", "normal_"])
+def test_random_fills(name):
+    """``uniform_(a, b)`` and ``normal_(mean, std)`` overwrite the tensor (values from
+    our generator, so only their range and the autograd rules are compared)."""
+    x = mt.zeros(1000)
+    assert getattr(x, name)(0.5, 2.0) is x and x._version == 1
+    if name == "uniform_":
+        assert 0.5 <= float(x.min()) and float(x.max()) < 2.0
+    else:
+        assert abs(float(x.mean()) - 0.5) < 0.3 and abs(float(x.std()) - 2.0) < 0.3
+    for lib in (mt, torch):
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            getattr(lib.ones(2, requires_grad=True), name)()
