@@ -179,7 +179,8 @@ METHODS: dict[str, Any] = {
     # in place
     "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.mul_, "div_": inplace.div_,
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
-    "resize_": inplace.resize_,  # (and every op's own: sin_, clamp_, t_... see below)
+    "resize_": inplace.resize_, "uniform_": inplace.uniform_, "normal_": inplace.normal_,
+    # (and every op's own in-place form: sin_, clamp_, t_... see below)
     # formulas of other ops
     "addcmul": composite.addcmul, "addcdiv": composite.addcdiv, "lerp": composite.lerp,
     "clamp_min": composite.clamp_min, "clamp_max": composite.clamp_max,
