@@ -322,10 +322,10 @@ ZIP_OPS: dict[str, ScalarOp] = {
         ScalarOp("bitwise_or", 2, bitwise_or, "(T)((long long)a | (long long)b)"),
         ScalarOp("bitwise_xor", 2, bitwise_xor, "(T)((long long)a ^ (long long)b)"),
         ScalarOp("bitwise_left_shift", 2, bitwise_left_shift,
-                 "((b < (T)0 || (long long)b >= 8 * (long long)sizeof(T)) ? (T)0"
+                 "(((long long)b < 0 || (long long)b >= 8 * (long long)sizeof(T)) ? (T)0"
                  " : (T)((unsigned long long)(long long)a << (long long)b))"),
         ScalarOp("bitwise_right_shift", 2, bitwise_right_shift,
-                 "((b < (T)0 || (long long)b >= 8 * (long long)sizeof(T))"
+                 "(((long long)b < 0 || (long long)b >= 8 * (long long)sizeof(T))"
                  " ? (T)((long long)a < 0 ? -1 : 0) : (T)((long long)a >> (long long)b))"),
     ]
 }

@@ -474,3 +474,61 @@ def test_cross_default_dim_rule_and_errors():
         same_error(
             lambda: mt.cross(mf, [1, 2, 3], 0), lambda: torch.cross(tf, [1, 2, 3], 0), "must be Tensor"
         )
+
+
+# ----- 16-bit floats ------------------------------------------------------------------
+
+HALF_DTYPES = [name for name in ("float16", "bfloat16") if hasattr(mt, name)]
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES)
+def test_half_precision_matches_torch_bit_for_bit(dtype):
+    """16-bit floats compute in float32 and round each result once, as PyTorch does on
+    the CPU: the running sums and products too (accumulated in float32)."""
+    rng = np.random.default_rng(RNG_SEED)
+    source = rng.standard_normal((3, 200)).astype(np.float32)
+    m = mt.tensor(source, dtype=getattr(mt, dtype))
+    t = torch.tensor(source, dtype=getattr(torch, dtype))
+    near_one = 1 + 0.05 * source
+    near_one_m = mt.tensor(near_one, dtype=getattr(mt, dtype))
+    near_one_t = torch.tensor(near_one, dtype=getattr(torch, dtype))
+    results = [
+        (mt.cumsum(m, 1), torch.cumsum(t, 1)),
+        (mt.cumsum(m.t(), 0), torch.cumsum(t.t(), 0)),
+        (mt.cumprod(near_one_m, 1), torch.cumprod(near_one_t, 1)),
+        (mt.asin(m.clamp(-1, 1)), torch.asin(t.clamp(-1, 1))),
+        (mt.cosh(m), torch.cosh(t)),
+        (mt.atan2(m, m.flip(1)), torch.atan2(t, t.flip(1))),
+        (mt.tril(m, 3), torch.tril(t, 3)),
+        (mt.diag(m[:, :3]), torch.diag(t[:, :3])),
+        (mt.cross(m[:, :3], m[:, 3:6], dim=1), torch.cross(t[:, :3], t[:, 3:6], dim=1)),
+    ]
+    for number, (got, want) in enumerate(results):
+        assert str(got.dtype) == f"minitorch.{dtype}", number
+        assert_close(got.float(), want.float(), rtol=0, atol=0, msg=f"result {number}")
+
+
+# ----- the CUDA kernels (on a GPU or the CPU emulator) --------------------------------
+
+
+@pytest.mark.skipif(not mt.cuda.is_available(), reason="no CUDA device or emulator")
+def test_cuda_kernels_match_torch():
+    """The new scalar-op rows as CUDA C, and kernels/scan.cu, on strided layouts."""
+    rng = np.random.default_rng(RNG_SEED)
+    for dtype in ("float32", "float64", "int32", "int64"):
+        for layout, m, t in layouts((3, 5), dtype, rng, -3, 3):
+            on_gpu = m.to("cuda")
+            for dim in (0, 1):
+                assert_close(mt.cumsum(on_gpu, dim).cpu(), torch.cumsum(t, dim), msg=f"{dtype} {layout}")
+                assert_close(on_gpu.cumprod(dim).cpu(), t.cumprod(dim), msg=f"{dtype} {layout}")
+            for name in ("asin", "acos", "atan", "sinh", "cosh"):
+                assert_close(getattr(mt, name)(on_gpu).cpu(), getattr(torch, name)(t), msg=name)
+            assert_close(mt.atan2(on_gpu, on_gpu.flip(0)).cpu(), torch.atan2(t, t.flip(0)))
+    for dtype in ("int32", "int64"):
+        bits = np.iinfo(np.dtype(dtype)).bits
+        numbers, counts = np.meshgrid([-7, -1, 0, 1, 5], np.arange(-2, bits + 3))
+        ma, ta = any_pair(numbers.ravel(), dtype)
+        mb, tb = any_pair(counts.ravel(), dtype)
+        ma, mb = ma.to("cuda"), mb.to("cuda")
+        assert_close((ma << mb).cpu(), ta << tb, msg=dtype)
+        assert_close((ma >> mb).cpu(), ta >> tb, msg=dtype)
