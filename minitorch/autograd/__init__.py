@@ -92,10 +92,34 @@ def grad(
     return tuple(result)
 
 
+class _VariableType(type):
+    """Makes ``Variable(t)`` return a tensor, and ``isinstance(t, Variable)`` true for
+    every tensor, as in PyTorch since variables and tensors merged."""
+
+    def __call__(cls, data: Tensor | None = None, requires_grad: bool = False,  # type: ignore[override]
+                 volatile: bool = False) -> Tensor:  # fmt: skip
+        if data is None:
+            return Tensor()
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        result = data.detach()  # shares data's storage; data itself is left as it was
+        return result.requires_grad_(True) if requires_grad else result
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableType):
+    """PyTorch's old wrapper that gave a tensor a gradient: ``Variable(t,
+    requires_grad=True)``. Today it returns a tensor over ``t``'s storage that requires
+    grad (``t.detach().requires_grad_()``); new code writes that, or
+    ``minitorch.tensor(..., requires_grad=True)``."""
+
+
 from minitorch.autograd import functional, profiler  # noqa: E402, F401  (torch.autograd.*)
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 
 __all__ = [
-    "Function", "FunctionCtx", "Node", "backward", "grad", "no_grad", "enable_grad",
+    "Function", "FunctionCtx", "Node", "Variable", "backward", "grad", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck", "GradcheckError",
 ]  # fmt: skip

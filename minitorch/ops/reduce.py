@@ -55,7 +55,7 @@ def expand_back(grad: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], kee
 def reduction_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     """The dims a ``sum``-like reduction folds: ``None`` *and an empty list* mean all of
     them (PyTorch: ``x.sum(dim=())`` is the sum of everything)."""
-    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
         dim = None
     return normalize_dims(dim, ndim)
 

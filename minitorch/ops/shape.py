@@ -415,8 +415,8 @@ def as_strided(x: Tensor, size: Sequence[int], stride: Sequence[int],
 def split(x: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     d = layout.normalize_dim(dim, x.ndim)
     size = x._shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
+    if not isinstance(split_size_or_sections, (tuple, list)):
+        step = layout.as_int(split_size_or_sections, "split_size")
         if step <= 0:
             raise RuntimeError(f"split expects split_size be non-negative, but got {step}")
         sections = [min(step, size - start) for start in range(0, size, step)] or [0]
