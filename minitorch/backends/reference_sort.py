@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minitorch.backends import Strided
+from minitorch.backends.half_precision import through_float32
 from minitorch.layout import index_to_position, numel, ordinal_to_index
 
 
@@ -49,6 +50,7 @@ def merge_sort(items: list[int], before: Callable[[int, int], bool]) -> list[int
     return merged + left[i:] + right[j:]
 
 
+@through_float32  # float16 and bfloat16 sort as the float32 values they hold
 def sort(values: Strided, indices: Strided, a: Strided, dim: int, descending: bool) -> None:
     """Sort every line of ``a`` along ``dim`` (stable)::
 

@@ -280,6 +280,16 @@ def test_matmul(dtype):
     check(a_m[:, :0] @ b_m[:0], a_t[:, :0] @ b_t[:0])
 
 
+@pytest.mark.parametrize("dtype", SMALL)
+def test_sort_and_cumsum(dtype):
+    x_m, x_t = operand(mt, dtype, "transposed", 14), operand(torch, dtype, "transposed", 14)
+    for dim in (0, 1):
+        (v_m, i_m), (v_t, i_t) = x_m.sort(dim=dim, stable=True), x_t.sort(dim=dim, stable=True)
+        check(v_m, v_t)
+        check(i_m, i_t)
+        check(x_m.cumsum(dim), x_t.cumsum(dim), ulps=1)  # integers: int64, as torch's
+
+
 # ----- autograd -----------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.backends import Strided
+from minitorch.backends.half_precision import through_float32
 
 
 def strided_array(t: Strided) -> np.ndarray:
@@ -23,6 +24,7 @@ def strided_array(t: Strided) -> np.ndarray:
     )
 
 
+@through_float32  # float16 and bfloat16 sort as the float32 values they hold
 def sort(values: Strided, indices: Strided, a: Strided, dim: int, descending: bool) -> None:
     """Agrees with ``reference_sort.sort``: every line along ``dim``, stable, NaN largest.
 
