@@ -80,10 +80,10 @@ class Renderer:
 
         One forward pass over the grid gives every neuron's heatmap at once: layer ``k``
         is one ``[10000, fan_in] @ [fan_in, neurons]`` matmul, not one pass per neuron.
-        The values of all planes then become bytes in one vectorised step::
+        Each layer's ``[10000, neurons]`` values then become bytes in one step, transposed
+        first so that each neuron's plane is one contiguous run of 10,000 bytes::
 
-            values = [boundary | layer 1 | layer 2 | ... | output]   # [10000, planes]
-            frame = to_bytes(values).T                              # plane after plane
+            frame = boundary, then for each layer: to_bytes(values.T)  # plane after plane
         """
         config = trainer.built  # the settings the model was built with
         with trainer.computing(), no_grad():
@@ -102,14 +102,14 @@ class Renderer:
             outputs[-1] = final * 2 - 1  # neuron heatmaps of the outputs: 2p - 1
         else:
             boundary = final[:, 0]
+        planes = [to_bytes(boundary)]
         for layer, values in enumerate(outputs, start=1):
             keys += [f"node:{layer}:{neuron}" for neuron in range(values.shape[1])]
-        values = np.concatenate([boundary[:, None], *outputs], axis=1)
-        planes = to_bytes(values).T.tobytes()  # row p of the transpose is plane p
+            planes.append(to_bytes(np.ascontiguousarray(values.T)).ravel())  # row j: neuron j
         if classes is not None:
             keys.append("boundary_class")
-            planes += classes.tobytes()
-        return keys, planes
+            planes.append(classes)
+        return keys, np.concatenate(planes).tobytes()
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
