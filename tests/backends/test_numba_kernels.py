@@ -134,7 +134,8 @@ FLOAT_ONLY_MAP = {
 }  # fmt: skip
 
 
-INTEGER_ONLY = {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"}  # bools use logical_*
+INTEGER_ONLY = {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+                "bitwise_left_shift", "bitwise_right_shift"}  # fmt: skip (bools use logical_*)
 
 
 def map_dtypes(op):
