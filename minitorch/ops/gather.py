@@ -57,7 +57,7 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     per dimension with ``as_tuple=True``. (A 0-d tensor counts as one element: ``(n, 0)``,
     or one tensor ``[0]`` or ``[]``, as in PyTorch.)"""
     require_tensor("nonzero", x)
-    found = np.nonzero(np.atleast_1d(x.detach().cpu().numpy()))
+    found = np.nonzero(np.atleast_1d(x.detach().cpu()._host_array()))  # (values: bfloat16 too)
     columns = [as_index_tensor(f.astype(np.int64), x) for f in found]
     if as_tuple:
         return tuple(columns)
