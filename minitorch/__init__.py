@@ -202,11 +202,17 @@ __version__ = "0.1.0"
 del _binary, _indexing, _linalg, _reduce, _shape, _unary
 
 # neural networks: layers, optimizers, data, save/load
-from minitorch import course, data, linalg, nn, optim, testing, utils
-from minitorch import profiler  # torch.profiler
-from minitorch.ops.composite import addcdiv, addcmul, clamp_max, clamp_min, index_fill, lerp, scatter
-from minitorch.ops.unary import erf
-from minitorch import functional
+from minitorch import (
+    course,
+    data,
+    functional,
+    linalg,
+    nn,
+    optim,
+    profiler,  # torch.profiler
+    testing,
+    utils,
+)
 from minitorch.functional import (
     atleast_1d,
     atleast_2d,
@@ -220,11 +226,12 @@ from minitorch.functional import (
     tensordot,
 )  # fmt: skip
 from minitorch.ops.binary import arctan2, atan2, bitwise_left_shift, bitwise_right_shift
+from minitorch.ops.composite import addcdiv, addcmul, clamp_max, clamp_min, index_fill, lerp, scatter
 from minitorch.ops.cross import cross
 from minitorch.ops.diagonals import diag, diag_embed, diagonal, tril, triu
 from minitorch.ops.meshgrid import meshgrid
 from minitorch.ops.scan import cumprod, cumsum
-from minitorch.ops.unary import acos, arccos, arcsin, arctan, asin, atan, cosh, nan_to_num, sinh
+from minitorch.ops.unary import acos, arccos, arcsin, arctan, asin, atan, cosh, erf, nan_to_num, sinh
 from minitorch.printing import set_printoptions
 from minitorch.serialization import load, save
 
