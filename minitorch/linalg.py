@@ -25,7 +25,7 @@ from minitorch._tensor import Tensor
 from minitorch.ops.common import require_tensor
 from minitorch.ops.cross import linalg_cross as cross
 from minitorch.ops.reduce import norm as p_norm
-from minitorch.ops.solve import LinAlgError, det, inv, solve
+from minitorch.ops.solve import LinAlgError, det, inv, refuse_low_precision, solve
 from minitorch.ops.svd import linalg_svd as svd
 from minitorch.ops.svd import svdvals
 
@@ -91,6 +91,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: tuple[int, int] = (-2, -1),  #
         sums = A.abs().sum(summed, keepdim=True)
         result = sums.amax(across, keepdim=True) if ord > 0 else sums.amin(across, keepdim=True)
     else:  # singular values: move the two dims last, then put them back as size 1
+        refuse_low_precision("linalg.matrix_norm", A, "linalg_svd_cpu")
         rest = [d for d in range(A.ndim) if d not in (rows, cols)]
         values = svdvals(A.permute(rest + [rows, cols]))
         if ord == "nuc":

@@ -49,6 +49,20 @@ def check_square_float(name: str, a: Tensor) -> None:
             f"{name}: Expected a floating point or complex tensor as input. Got "
             f"{a.dtype.type_name} (convert it with .float())"
         )
+    refuse_low_precision(name, a, "lu_cpu")
+
+
+def refuse_low_precision(name: str, a: Tensor, kernel: str) -> None:
+    """PyTorch has no 16-bit factorisations: its messages for float16 and bfloat16."""
+    if a.dtype.is_floating_point and a.dtype.itemsize < 4:
+        if name in ("linalg.inv", "linalg.matrix_norm"):
+            raise RuntimeError(
+                f"{name}: Low precision dtypes not supported. Got {a.dtype.type_name} "
+                "(convert it with .float())"
+            )
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{a.dtype.type_name}\' (convert it with .float())'
+        )
 
 
 def lu_factors(a: Tensor, batch: tuple[int, ...]) -> tuple[Tensor, Tensor]:

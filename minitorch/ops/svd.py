@@ -35,7 +35,7 @@ from minitorch.layout import numel
 from minitorch.ops import return_types
 from minitorch.ops.common import broadcast_view, require_tensor
 from minitorch.ops.linalg import as_batch
-from minitorch.ops.solve import LinAlgError
+from minitorch.ops.solve import LinAlgError, refuse_low_precision
 
 
 def _unbatched(t: Tensor, batch: tuple[int, ...]) -> Tensor:
@@ -116,6 +116,7 @@ def _check(name: str, a: Tensor) -> None:
             f"{name}: Expected a floating point or complex tensor as input. Got "
             f"{a.dtype.type_name} (convert it with .float())"
         )
+    refuse_low_precision(name, a, "linalg_svd_cpu")
     if a.numel() and a.detach().isnan().any().item():
         raise LinAlgError(  # PyTorch names linalg.svd whichever function was called
             "linalg.svd: The algorithm failed to converge because the input matrix contained "

@@ -298,3 +298,25 @@ def test_norm_defaults_dtype_and_errors():
         with pytest.raises(RuntimeError) as got:
             call(mt)
         assert str(got.value).split(" (convert")[0] == str(expected.value)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16_bit_floats_are_refused_as_torch_refuses_them(dtype):
+    calls = {
+        "solve": lambda lib, a: lib.linalg.solve(a, a),
+        "inv": lambda lib, a: lib.linalg.inv(a),
+        "det": lambda lib, a: lib.linalg.det(a),
+        "svd": lambda lib, a: lib.linalg.svd(a),
+        "svdvals": lambda lib, a: lib.linalg.svdvals(a),
+        "torch.svd": lambda lib, a: lib.svd(a),
+        "nuc": lambda lib, a: lib.linalg.matrix_norm(a, "nuc"),
+    }
+    data = [[2.0, 1.0], [1.0, 3.0]]
+    for name, call in calls.items():
+        with pytest.raises((RuntimeError, NotImplementedError)) as expected:
+            call(torch, torch.tensor(data, dtype=getattr(torch, dtype)))
+        with pytest.raises(type(expected.value)) as got:
+            call(mt, mt.tensor(data, dtype=getattr(mt, dtype)))
+        assert str(got.value).split(" (convert")[0] == str(expected.value), name
+    m, t = mt.tensor(data, dtype=getattr(mt, dtype)), torch.tensor(data, dtype=getattr(torch, dtype))
+    assert_close(mt.linalg.matrix_norm(m).float(), torch.linalg.matrix_norm(t).float())  # "fro" works
