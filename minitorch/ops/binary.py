@@ -394,8 +394,22 @@ def remainder(a: Any, b: Any) -> Tensor:
     return Remainder.apply(a, b)
 
 
+class PowTensorExponent(Pow):
+    """``a ** b`` with a tensor exponent: PyTorch names its node ``PowBackward1``."""
+
+    node_name = "PowBackward1"
+
+
+class PowNumberBase(Pow):
+    """``2 ** b``, a number to a tensor power: PyTorch names its node ``PowBackward2``."""
+
+    node_name = "PowBackward2"
+
+
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
-    return Pow.apply(a, b)
+    if not isinstance(b, Tensor):
+        return Pow.apply(a, b)
+    return (PowTensorExponent if isinstance(a, Tensor) else PowNumberBase).apply(a, b)
 
 
 def maximum(a: Tensor, b: Any) -> Tensor:

@@ -175,6 +175,32 @@ class ExtremeWithIndex(Function):
         return zeros.scatter_add(ctx.dim, indices, grad), None, None, None
 
 
+# The same two ops under PyTorch's node names: max() of all elements is MaxBackward1,
+# max(dim) MaxBackward0, amax AmaxBackward0 (and likewise for min).
+class MaxAll(Extreme):
+    node_name = "MaxBackward1"
+
+
+class MinAll(Extreme):
+    node_name = "MinBackward1"
+
+
+class Amax(Extreme):
+    node_name = "AmaxBackward0"
+
+
+class Amin(Extreme):
+    node_name = "AminBackward0"
+
+
+class MaxAlongDim(ExtremeWithIndex):
+    node_name = "MaxBackward0"
+
+
+class MinAlongDim(ExtremeWithIndex):
+    node_name = "MinBackward0"
+
+
 def arg_fold(op: str, x: Tensor, dim: int) -> Tensor:
     """The ``arg_reduce`` kernel over one dimension; the result keeps it with size 1."""
     if x._shape[dim] == 0:
@@ -223,11 +249,11 @@ def _max_or_min(op: str, x: Tensor, dim: Any, keepdim: bool) -> Any:
                 f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        return Extreme.apply(x, op, normalize_dims(None, x.ndim), False)
+        return (MaxAll if op == "max" else MinAll).apply(x, op, normalize_dims(None, x.ndim), False)
     d = normalize_dim(dim, x.ndim)
     if x.ndim == 0:
         return ValuesIndices(x.clone(), Tensor._full((), 0, int64, x.device))
-    values, indices = ExtremeWithIndex.apply(x, op, d, keepdim)
+    values, indices = (MaxAlongDim if op == "max" else MinAlongDim).apply(x, op, d, keepdim)
     return ValuesIndices(values, indices)
 
 
@@ -243,12 +269,12 @@ def min(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
 
 def amax(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     require_tensor("amax", x)
-    return Extreme.apply(x, "max", reduction_dims(dim, x.ndim), keepdim)
+    return Amax.apply(x, "max", reduction_dims(dim, x.ndim), keepdim)
 
 
 def amin(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     require_tensor("amin", x)
-    return Extreme.apply(x, "min", reduction_dims(dim, x.ndim), keepdim)
+    return Amin.apply(x, "min", reduction_dims(dim, x.ndim), keepdim)
 
 
 def _arg(op: str, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
