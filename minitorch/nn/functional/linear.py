@@ -15,9 +15,9 @@ from minitorch.ops.shape import flatten as _flatten
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """``y = x W^T + b`` with ``W`` of shape ``[out_features, in_features]``.
 
-    One autograd op (``minitorch/ops/linalg.py``): the kernel reads ``W`` through a
-    transposed view (no copy) and adds the bias in place, and the backward is
-    ``dx = g W``, ``dW = g^T x``, ``db = sum(g)``.
+    Recorded as PyTorch records it (``minitorch/ops/linalg.py``): ``W^T`` is a view
+    (``TBackward0``, no copy) and ``AddmmBackward0`` is one matmul kernel with the bias
+    added in place; its backward is ``dx = g W``, ``dW = g^T x``, ``db = sum(g)``.
     """
     return linalg.linear(input, weight, bias)
 
