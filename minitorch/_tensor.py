@@ -416,6 +416,13 @@ class Tensor:
 
         return tensor_repr(self)
 
+    def __format__(self, format_spec: str) -> str:
+        """``f"{loss:.4f}"``: a 0-d tensor formats as its number (as in PyTorch, even
+        ``f"{loss}"``); any other tensor only with an empty spec, as ``str``."""
+        if self.ndim == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
 
 
 def is_tensor(obj: object) -> bool:

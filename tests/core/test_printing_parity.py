@@ -176,3 +176,16 @@ def test_options_persist_until_reset(restore_printoptions):
 def test_set_printoptions_rejects_an_unknown_profile():
     with pytest.raises(ValueError, match="'default', 'short', 'full'"):
         minitorch.set_printoptions(profile="tiny")
+
+
+@pytest.mark.parametrize("spec", ["", ".3f", ">10", "e", ".2%", "+"])
+@pytest.mark.parametrize("value", [3.14159, -2.5e-7, 7, True])
+def test_format_of_a_0d_tensor_is_its_number_like_torch(value, spec):
+    expected = format(torch.tensor(value), spec)
+    assert format(minitorch.tensor(value), spec) == expected
+
+
+def test_format_of_a_larger_tensor_takes_no_spec_like_torch():
+    assert f"{minitorch.tensor([1.0, 2.0])}" == f"{torch.tensor([1.0, 2.0])}"
+    with pytest.raises(TypeError, match="unsupported format string"):
+        f"{minitorch.tensor([1.0, 2.0]):.2f}"
