@@ -2,7 +2,7 @@
 
 Every operation on tensors ends in a call to one of the *primitives* below (``map``,
 ``zip``, ``where``, ``reduce``, ``arg_reduce``, ``matmul``, ``gather``,
-``scatter_add``; and, whole lines or matrices at a time, ``sort``, ``lu_factor``,
+``scatter_add``; and, whole lines or matrices at a time, ``scan``, ``sort``, ``lu_factor``,
 ``lu_solve``, ``svd``). Dispatch is the only place that knows backends exist. For each call it
 
 1. checks that all tensors live on one device (else PyTorch's ``RuntimeError``);

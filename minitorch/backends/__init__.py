@@ -36,6 +36,7 @@ Functions each backend module provides::
     matmul(out, a, b)                out[z, i, j] = sum_k a[z, i, k] * b[z, k, j]
     gather(out, a, dim, index)       out[i][j][k] = a[i][index[i][j][k]][k]      (dim 1)
     scatter_add(out, dim, index, src) out[i][index[i][j][k]][k] += src[i][j][k]  (dim 1)
+    scan(op, out, a, dim)            out[.., j, ..] = fold of a[.., 0..j, ..]    (cumsum, cumprod)
     sort(values, indices, a, dim, descending)   each line along dim, stable, NaN largest
     lu_factor(lu, pivots)            in place: A -> L and U of P A = L U (partial pivoting)
     lu_solve(x, lu, pivots)          in place: B -> X with A X = B, from A's factors

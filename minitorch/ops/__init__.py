@@ -12,6 +12,10 @@
 | ``linalg.py``   | ``matmul`` and friends                                   |
 | ``inplace.py``  | ``add_``, ``copy_``, ``fill_``, ... and ``t[...] = v``      |
 | ``convert.py``  | ``to``, ``float``, ``cpu``, ``cuda``                         |
+| ``scan.py``     | ``cumsum``, ``cumprod`` (``scan``)                            |
+| ``diagonals.py``| ``diagonal``, ``diag``, ``diag_embed``, ``tril``, ``triu``   |
+| ``cross.py``    | ``cross``, ``linalg_cross``                                  |
+| ``meshgrid.py`` | ``meshgrid`` (expanded views)                                |
 
 Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so that
 ``minitorch.exp(x)`` and ``x.exp()`` are the same code.
