@@ -277,6 +277,21 @@ class Cat(Function):
         return (None, *pieces)
 
 
+class Stack(Function):
+    """Join tensors of one shape along a new dimension ``dim``: a ``Cat`` of their
+    unsqueezed views, recorded as one node (``StackBackward0``, as in PyTorch);  each
+    input's gradient is its slice ``grad.select(dim, i)``."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, dim: int, *tensors: Tensor) -> Tensor:
+        ctx.dim, ctx.count = dim, len(tensors)
+        return Cat.forward(ctx, dim, *(t.unsqueeze(dim) for t in tensors))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return (None, *(grad.select(ctx.dim, i) for i in range(ctx.count)))
+
+
 def _is_legacy_empty(t: Tensor) -> bool:
     return t.ndim == 1 and t._shape[0] == 0
 
@@ -504,4 +519,4 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"at entry 0 and {list(t.shape)} at entry {i}"
             )
     d = layout.normalize_dim(dim, tensors[0].ndim + 1)
-    return cat([unsqueeze(t, d) for t in tensors], d)
+    return Stack.apply(d, *tensors)
