@@ -99,10 +99,11 @@ def accumulate_grad(t: Tensor, grad: Tensor) -> None:
     """``t.grad += grad`` (or ``t.grad = grad`` the first time). In a plain backward the
     stored gradient is a fresh tensor with no history; with ``create_graph=True`` (grad
     mode on during the walk) it keeps its graph, so it can be differentiated again."""
-    if not is_grad_enabled():
+    keep_graph = is_grad_enabled()
+    if not keep_graph:
         grad = grad.detach()
     if t.grad is None:
-        t.grad = grad.clone() if not is_grad_enabled() else grad
+        t.grad = grad if keep_graph else grad.clone()
     else:
         t.grad = t.grad + grad
 
