@@ -28,25 +28,28 @@ from minitorch.scalar_ops import ZIP_OPS
 def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
     """Promote, check and broadcast the operands of ``op``; allocate the output.
     Returns ``(out, a, b)``, ready for ``dispatch.zip``."""
-    for operand in (a, b):
-        if not (isinstance(operand, Tensor) or is_number(operand)):
-            raise TypeError(
-                f"{op}(): expected a Tensor or a number, but got {type(operand).__name__}"
-                + (" (convert it with minitorch.tensor(...))" if hasattr(operand, "__len__") else "")
-            )
-    a, b = python_number(a), python_number(b)
-    like = a if isinstance(a, Tensor) else b
-    if isinstance(b, Tensor) and isinstance(a, Tensor) and a.dtype is b.dtype:
-        dtype = a.dtype  # the common case, without the general promotion rules
+    tensors_of_one_dtype = isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is b.dtype
+    if tensors_of_one_dtype:
+        dtype, like = a.dtype, a  # the common case, without the general promotion rules
     else:
+        for operand in (a, b):
+            if not (isinstance(operand, Tensor) or is_number(operand)):
+                raise TypeError(
+                    f"{op}(): expected a Tensor or a number, but got {type(operand).__name__}"
+                    + (" (convert it with minitorch.tensor(...))" if hasattr(operand, "__len__") else "")
+                )
+        a, b = python_number(a), python_number(b)
+        like = a if isinstance(a, Tensor) else b
         dtype = result_type(a, b)
     scalar_op = ZIP_OPS[op]
     if scalar_op.returns_float and not dtype.is_floating_point:
         dtype = get_default_dtype()  # true division of integers gives floats
     if op in ("logical_and", "logical_or"):
         dtype = bool_
-    _check_bool_operands(op, a, b, dtype)
-    a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
+    if dtype is bool_ or op == "sub":
+        _check_bool_operands(op, a, b, dtype)
+    if not (tensors_of_one_dtype and a.dtype is dtype):  # numbers, casts: make operands
+        a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
     if op in ("floordiv", "remainder") and not dtype.is_floating_point:
         if (b == 0).any():  # would crash a CUDA kernel (SIGFPE) and means nothing
             raise RuntimeError(
@@ -89,9 +92,10 @@ def save_operands(ctx: FunctionCtx, a: Any, b: Any, *outputs: Tensor,
     """Save what a backward needs: the tensor operands that ``keep`` asks for (and any
     ``outputs``) with ``save_for_backward``, and the Python numbers (a number is not a
     tensor and cannot be saved: ``x * 2`` remembers the 2 as ``ctx.numbers``)."""
-    ctx.save_for_backward(*(v if k and isinstance(v, Tensor) else None for v, k in zip((a, b), keep)),
-                          *outputs)  # fmt: skip
-    ctx.numbers = tuple(None if isinstance(v, Tensor) else v for v in (a, b))
+    a_is_tensor, b_is_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    ctx.save_for_backward(a if keep[0] and a_is_tensor else None,
+                          b if keep[1] and b_is_tensor else None, *outputs)  # fmt: skip
+    ctx.numbers = (None if a_is_tensor else a, None if b_is_tensor else b)
 
 
 def saved_operands(ctx: FunctionCtx) -> tuple:
@@ -477,10 +481,11 @@ def operator_form(function: Any) -> Any:
     ``t + [1]`` is Python's TypeError."""
 
     def operator(self: Tensor, other: Any) -> Any:
-        if isinstance(other, np.ndarray):
-            other = creation.tensor(other, device=self.device)
-        elif not (is_number(other) or isinstance(other, Tensor)):
-            return NotImplemented
+        if not isinstance(other, Tensor):  # (a tensor, the common case, needs no test)
+            if isinstance(other, np.ndarray):
+                other = creation.tensor(other, device=self.device)
+            elif not is_number(other):
+                return NotImplemented
         return function(self, other)
 
     operator.__name__, operator.__doc__ = function.__name__, function.__doc__
