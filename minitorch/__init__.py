@@ -27,8 +27,8 @@ from minitorch.creation import (
     LongTensor,
     ShortTensor,
     arange,
-    default_generator,
     as_tensor,
+    default_generator,
     empty,
     empty_like,
     eye,
@@ -55,9 +55,6 @@ from minitorch.creation import (
 from minitorch.device import device, get_default_device, set_default_device
 from minitorch.dispatch import backend, get_backend, set_backend
 from minitorch.dtypes import (
-    bool_ as bool,  # noqa: A004 (PyTorch's name: minitorch.bool)
-)
-from minitorch.dtypes import (
     bfloat16,
     dtype,
     float16,
@@ -72,6 +69,9 @@ from minitorch.dtypes import (
     result_type,
     set_default_dtype,
     uint8,
+)
+from minitorch.dtypes import (
+    bool_ as bool,  # noqa: A004 (PyTorch's name: minitorch.bool)
 )
 from minitorch.ops import binary as _binary
 from minitorch.ops import indexing as _indexing
