@@ -259,7 +259,7 @@ class Where(Function):
         if cond.dtype is not bool_:
             raise RuntimeError(
                 "where expected condition to be a boolean tensor, but got a tensor with "
-                f"dtype {cond.dtype.name.capitalize()}"
+                f"dtype {cond.dtype.type_name}"
             )
         shape, (cond, a, b) = broadcast_all(cond, a, b)
         ctx.save_for_backward(cond)

@@ -227,7 +227,7 @@ def mean(x: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     if not x.dtype.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {x.dtype.name.capitalize()}"
+            f"point or complex dtype. Got: {x.dtype.type_name}"
         )
     return (Mean if dim is None else MeanOverDims).apply(x, reduction_dims(dim, x.ndim), keepdim)
 
