@@ -224,3 +224,29 @@ def test_random_fills(name):
     for lib in (mt, torch):
         with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
             getattr(lib.ones(2, requires_grad=True), name)()
+
+
+EDGE_CALLS = {
+    "sin_": lambda x: x.sin_(),
+    "clamp_": lambda x: x.clamp_(-0.5, 0.5),
+    "pow_": lambda x: x.pow_(2),
+    "lerp_": lambda x: x.lerp_(x * 2, 0.75),
+    "unsqueeze_": lambda x: x.unsqueeze_(0),
+    "t_": lambda x: x.t_(),
+    "squeeze_": lambda x: x.squeeze_(),
+}
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (0, 3)], ids=["0-d", "empty", "empty 2-d"])
+@pytest.mark.parametrize("name", list(EDGE_CALLS))
+def test_edge_shapes(name, shape):
+    """0-d and empty tensors: same values, shape and version counter as PyTorch."""
+    results = []
+    for lib in (mt, torch):
+        x = lib.full(shape, 0.7)
+        assert EDGE_CALLS[name](x) is x
+        results.append(x)
+    m, t = results
+    assert tuple(m.shape) == tuple(t.shape) and m._version == t._version
+    assert_close(m, t)
+

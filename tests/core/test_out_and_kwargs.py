@@ -33,6 +33,8 @@ def tensors(lib):
         "n": lib.tensor(np.arange(12).reshape(3, 4)),
         "i": lib.tensor(I),
         "batch": lib.tensor(A).reshape(3, 2, 2),
+        "empty": lib.zeros(0, 4),
+        "scalar": lib.tensor(1.5),
     }
 
 
@@ -69,6 +71,12 @@ CALLS = {
     "gather": (lambda lib, t, **kw: lib.gather(t["a"], 1, t["i"], **kw), "float32"),
     "index_select": (lambda lib, t, **kw: lib.index_select(t["a"], 1, t["i"][0], **kw), "float32"),
     "softmax": (lambda lib, t, **kw: lib.softmax(t["a"], 1, **kw), "float32"),
+    "add of empty tensors": (lambda lib, t, **kw: lib.add(t["empty"], t["a"][0], **kw), "float32"),
+    "mul of 0-d tensors": (lambda lib, t, **kw: lib.mul(t["scalar"], t["scalar"], **kw), "float32"),
+    "exp of 0-d": (lambda lib, t, **kw: lib.exp(t["scalar"], **kw), "float64"),
+    "sum to 0-d": (lambda lib, t, **kw: lib.sum(t["b"], (0, 1), **kw), "float32"),
+    "sum of empty": (lambda lib, t, **kw: lib.sum(t["empty"], 0, **kw), "float32"),
+    "matmul of empty": (lambda lib, t, **kw: lib.matmul(t["empty"], t["m"], **kw), "float32"),
     "addcdiv": (lambda lib, t, **kw: lib.addcdiv(t["a"], t["b"], t["a"], value=2, **kw), "float32"),
     "clamp_min": (lambda lib, t, **kw: lib.clamp_min(t["a"], 1.2, **kw), "float32"),
     "scatter": (lambda lib, t, **kw: lib.scatter(t["a"], 1, t["i"], t["b"], **kw), "float32"),
