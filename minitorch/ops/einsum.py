@@ -23,7 +23,9 @@ so it runs on every backend and its gradient comes from theirs. The steps:
    ``a`` is permuted to ``[batch, left, contracted]`` and reshaped to ``[B, L, C]``,
    ``b`` to ``[batch, contracted, right]`` as ``[B, C, R]``; then ``a @ b`` is
    ``[B, L, R]``, reshaped back to one dimension per letter. ``"bij,bjk->bik"`` is
-   exactly ``bmm``; ``"i,j->ij"`` is a product with ``C = 1`` (an outer product).
+   exactly ``bmm``. With no contracted letter (``"i,j->ij"``, an outer product) there
+   is nothing to sum: ``a`` viewed as ``[batch, left, 1..]`` times ``b`` as
+   ``[batch, 1.., right]``, broadcast.
 4. **The last operand**: sum what the output lacks and permute to the output's order.
 """
 
@@ -115,6 +117,13 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str],
         x = x.expand([sizes[lab] for lab in order])  # a broadcast size-1 dimension stretches
         return x.reshape([numel(tuple(sizes[lab] for lab in group)) for group in groups])
 
+    if not contracted:  # nothing to sum: a broadcast product, one dimension per letter
+        a_side = a.permute([a_labels.index(lab) for lab in batch + left])
+        b_side = b.permute([b_labels.index(lab) for lab in batch + right])
+        a_side = a_side.reshape(list(a_side.shape) + [1] * len(right))
+        b_shape = list(b_side.shape)
+        b_side = b_side.reshape(b_shape[: len(batch)] + [1] * len(left) + b_shape[len(batch) :])
+        return a_side * b_side, batch + left + right
     a3 = arrange(a, a_labels, batch + left + contracted, [batch, left, contracted])
     b3 = arrange(b, b_labels, batch + contracted + right, [batch, contracted, right])
     product = a3 @ b3
@@ -160,6 +169,12 @@ def einsum(equation: Any, *operands: Any) -> Tensor:
     require_tensors("einsum", operands)
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
+    for x in operands[1:]:
+        if x.dtype is not operands[0].dtype:
+            raise RuntimeError(
+                f"expected scalar type {operands[0].dtype.type_name} but found {x.dtype.type_name} "
+                "(einsum does not promote: convert the operands to one dtype)"
+            )
     equation = equation.replace(" ", "")
     inputs, arrow, output = equation.partition("->")
     terms = inputs.split(",")

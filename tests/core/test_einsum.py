@@ -83,6 +83,16 @@ def test_einsum_float32_and_integers():
     assert_close(got, torch.einsum("ij,jk", torch.tensor(a), torch.tensor(b)))
     f = a.astype(np.float32)
     assert_close(mt.einsum("ij->j", mt.tensor(f)), torch.einsum("ij->j", torch.tensor(f)))
+    flags = [a > 0, b[:, 0] > 0]
+    for equation, operands in (("ij,k->ijk", flags), ("ij->j", flags[:1]), ("ij,ij->ij", [flags[0]] * 2)):
+        # bool products stay bool, sums count (int64); with a matmul both refuse 'Bool'
+        assert_close(mt.einsum(equation, *[mt.tensor(x) for x in operands]),
+                     torch.einsum(equation, *[torch.tensor(x) for x in operands]))  # fmt: skip
+    with pytest.raises(NotImplementedError, match="Bool"):
+        mt.einsum("ij,jk", mt.tensor(a > 0), mt.tensor(b > 0))
+    for other in (mt.float64, mt.int64):
+        with pytest.raises(RuntimeError, match=f"expected scalar type Float but found {other.type_name}"):
+            mt.einsum("i,i", mt.ones(2), mt.ones(2, dtype=other))
 
 
 ERRORS = [
