@@ -31,11 +31,12 @@ def _out_dtype(op: str, dtype: str, table: dict) -> str:
 
 
 def _reference_allows(check) -> bool:
-    """NumPy refuses some ops on bools (``-True``); the ops layer never asks for them."""
+    """NumPy refuses some ops on bools (``-True``), and the shifts ask ``np.iinfo`` for the
+    width of a float (ValueError); the ops layer never asks for them."""
     try:
         with np.errstate(all="ignore"):
             check()
-    except TypeError:
+    except (TypeError, ValueError):
         return False
     return True
 
@@ -119,6 +120,8 @@ def test_zip_every_op_and_dtype(order, rng, op, dtype):
     ones = np.ones(1, dtype)[0]
     if not _reference_allows(lambda: ZIP_OPS[op].fn(ones, ones)):
         pytest.skip(f"NumPy has no {op} for {dtype}")
+    if dtype == "bool" and op == "atan2":
+        pytest.skip("NumPy computes atan2(bool, bool) in float16; the ops layer casts first")
     out_dtype = _out_dtype(op, dtype, ZIP_OPS)
     if dtype not in FLOATS and ZIP_OPS[op].returns_float:
         out_dtype = "float32"  # true division of integers
