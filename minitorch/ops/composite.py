@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitorch._tensor import Tensor
-from minitorch.dtypes import int64
+from minitorch.dtypes import bool_, int64
 from minitorch.layout import normalize_dim
 from minitorch.ops.binary import clamp, where
 from minitorch.ops.common import is_number, require_tensor
@@ -83,13 +85,32 @@ def scatter(x: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any =
     """``x`` with ``src`` (a tensor, or one number) written at the positions ``index``
     names along ``dim``: for dim 1 of a 2-D tensor, ``out[i][index[i][j]] = src[i][j]``.
 
-    Written as "scatter_add into zeros, then pick": PyTorch leaves it unspecified which
-    value wins when ``index`` names one position twice; here the values add up."""
+    Written as "scatter_add into zeros, then pick where something was written". When
+    ``index`` names one position twice, the last write wins, as in PyTorch's CPU loop:
+    the earlier writes are zeroed before the sum."""
     require_tensor("scatter", x)
     if src is None:
         src = value
     if is_number(src):
         src = x.new_full(tuple(index.shape), src)
     written = x.new_zeros(x.shape).scatter_add(dim, index, index.new_ones(index.shape).to(x.dtype))
-    placed = x.new_zeros(x.shape).scatter_add(dim, index, src)
+    used = src[tuple(slice(0, size) for size in index.shape)] if src.ndim else src
+    if x.ndim:
+        last = _last_writes(index, normalize_dim(dim, x.ndim), tuple(x.shape))
+        used = where(index.new_tensor(last, dtype=bool_), used, 0)
+    placed = x.new_zeros(x.shape).scatter_add(dim, index, used)
     return where(written != 0, placed, x)
+
+
+def _last_writes(index: Tensor, dim: int, shape: tuple[int, ...]) -> np.ndarray:
+    """True at each entry of ``index`` that is the last, in row-major order, to name its
+    target position in a tensor of ``shape`` (the entry ``[i][j]`` of a dim-1 index
+    names ``[i][index[i][j]]``)."""
+    positions = index.detach().cpu().numpy()
+    coordinates = list(np.indices(positions.shape))
+    coordinates[dim] = positions
+    targets = np.ravel_multi_index(coordinates, shape).reshape(-1)
+    _, last_from_end = np.unique(targets[::-1], return_index=True)
+    last = np.zeros(targets.size, dtype=bool)
+    last[targets.size - 1 - last_from_end] = True
+    return last.reshape(positions.shape)

@@ -250,3 +250,15 @@ def test_edge_shapes(name, shape):
     assert tuple(m.shape) == tuple(t.shape) and m._version == t._version
     assert_close(m, t)
 
+
+
+def test_scatter_with_a_repeated_index_keeps_the_last_write():
+    """PyTorch's CPU loop writes in row-major order, so the last write to a position wins."""
+    results = []
+    for lib in (mt, torch):
+        x = lib.arange(12.0).reshape(3, 4)
+        src = lib.arange(100.0, 120.0).reshape(4, 5)
+        x.scatter_(1, lib.tensor([[0, 1], [2, 3], [1, 1]]), src)
+        x.scatter_(0, lib.tensor([[0, 1, 0], [0, 2, 2]]), src)
+        results.append(x)
+    assert_close(*results)
