@@ -131,6 +131,17 @@ def test_casts_between_dtypes(source, target):
     check(x_m.to(getattr(mt, target)), x_t.to(getattr(torch, target)))
 
 
+@pytest.mark.parametrize("target", INTS)
+def test_floats_beyond_a_small_integer_wrap_like_torch(target):
+    """float -> int8 rounds toward zero into an int64 and keeps the low bits, as PyTorch's
+    C++ does (within int32's range; beyond it C leaves the result undefined)."""
+    data = [300.0, -1.7, 255.9, -129.5, 70000.0, 2.5, -0.5, -300.25]
+    for source in ("float32", "float64", "float16"):
+        x_m = mt.tensor(data).to(getattr(mt, source))
+        x_t = torch.tensor(data).to(getattr(torch, source))
+        check(x_m.to(getattr(mt, target)), x_t.to(getattr(torch, target)))
+
+
 # ----- elementwise --------------------------------------------------------------------
 
 EXACT_BINARY = {
