@@ -533,6 +533,12 @@ def legacy_tensor(dtype: DType | None, args: tuple, device: Any = None) -> Tenso
     raise TypeError(f"new(): data must be a sequence (got {type(first).__name__})")
 
 
+def new(t: Tensor, *args: Any, device: Any = None) -> Tensor:
+    """``t.new(...)``: the legacy constructor with ``t``'s dtype and device
+    (``t.new(2, 3)``, ``t.new([1, 2])``); new code calls ``t.new_zeros`` or ``t.new_tensor``."""
+    return legacy_tensor(t.dtype, args, device or t.device)
+
+
 class LegacyTensorType(type):
     """The type of ``FloatTensor``, ``LongTensor``...: PyTorch's old names for a tensor
     of one dtype. Calling one makes a tensor (``legacy_tensor``), and

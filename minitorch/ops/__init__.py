@@ -198,7 +198,7 @@ METHODS: dict[str, Any] = {
     # new tensors like this one
     "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
     "new_full": creation.new_full, "new_empty": creation.new_empty,
-    "new_tensor": creation.new_tensor,
+    "new_tensor": creation.new_tensor, "new": creation.new,
     # autograd
     "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,
     "_refresh_view_history": inplace.refresh_view_history,

@@ -148,3 +148,18 @@ def test_parameter_still_shares_storage():
     assert p.requires_grad and isinstance(p, mt.Tensor)
     p.data[1] = 4.0
     assert data.tolist() == [1.0, 4.0, 1.0]
+
+
+NEW_CALLS = {
+    "new(2, 3)": lambda lib, x: x.new(2, 3).fill_(1),
+    "new(list)": lambda lib, x: x.new([1, 2]),
+    "new()": lambda lib, x: x.new(),
+    "new(Size)": lambda lib, x: x.new(lib.Size([1, 2])).fill_(1),
+}
+
+
+@pytest.mark.parametrize("name", list(NEW_CALLS))
+def test_new_takes_the_tensors_dtype(name):
+    m = NEW_CALLS[name](mt, mt.ones(2, dtype=mt.float64))
+    t = NEW_CALLS[name](torch, torch.ones(2, dtype=torch.float64))
+    assert_close(m, t)
