@@ -98,12 +98,12 @@ def as_operand(value: Any, dtype: DType, like: Tensor) -> Tensor:
 def cast(t: Tensor, dtype: DType) -> Tensor:
     """``t`` converted to ``dtype`` (``t`` itself when it already has it). No graph.
 
-    A float becomes an integer narrower than int64 as in PyTorch's C++: rounded toward
-    zero into an int64, whose low bits are kept (300.0 -> int8 is 44, -1.0 -> uint8 is
-    255). A kernel's own float -> int8 store would saturate or be undefined instead."""
+    A float becomes uint8, int8 or int16 as in PyTorch's C++: rounded toward zero into an
+    int64, whose low bits are kept (300.0 -> int8 is 44, -1.0 -> uint8 is 255). A
+    kernel's own float -> int8 store would saturate or be undefined instead."""
     if t.dtype is dtype:
         return t
-    if t.dtype.is_floating_point and dtype.category == 1 and dtype.itemsize < 8:
+    if t.dtype.is_floating_point and dtype.category == 1 and dtype.itemsize < 4:
         t = cast(t, int64)
     out = Tensor._empty(t._shape, dtype, t.device)
     return dispatch.map("copy", out, t)
