@@ -13,6 +13,9 @@ Every kernel follows the same recipe:
 4. read, compute with a scalar function from the scalar-op table, write.
 
 See ``minitorch/backends/__init__.py`` for what dispatch guarantees before a kernel runs.
+The ``@through_float32`` above a kernel lets it take float16 and bfloat16 operands: they
+are widened to float32, the loop runs as written, and the results are rounded back once
+(``minitorch/backends/half_precision.py``), as PyTorch computes 16-bit floats on the CPU.
 """
 
 from __future__ import annotations
