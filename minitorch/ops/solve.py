@@ -87,12 +87,18 @@ def diagonal_of(lu: Tensor) -> Tensor:
 def solve_with_lu(name: str, a: Tensor, b: Tensor) -> Tensor:
     """``X`` with ``A X = B`` for ``a`` ``[*, n, n]`` and ``b`` ``[*, n, k]`` (batches
     broadcast), or PyTorch's ``LinAlgError`` when a matrix is singular. No graph."""
-    batch = broadcast_shapes(a._shape[:-2], b._shape[:-2])
+    a_batch = a._shape[:-2]
+    batch = broadcast_shapes(a_batch, b._shape[:-2])
     n, k = b._shape[-2], b._shape[-1]
-    lu, pivots = lu_factors(a, batch)
+    lu, pivots = lu_factors(a, a_batch)  # each matrix of A once, however many B share it
     zero_pivots = (diagonal_of(lu) == 0).nonzero()
     if zero_pivots.numel():
-        raise _singular(name, batch, zero_pivots[0].tolist())
+        raise _singular(name, a_batch, zero_pivots[0].tolist())
+    if a_batch != batch:  # A broadcast over B's batch: its factors as stride-0 views
+        lu = as_batch(lu._view(a_batch + (n, n), layout.contiguous_strides(a_batch + (n, n)), 0), batch, n, n)
+        pivots = as_batch(pivots._view(a_batch + (n, 1), layout.contiguous_strides(a_batch + (n, 1)), 0),
+                          batch, n, 1)  # fmt: skip
+        pivots = pivots._view(pivots._shape[:2], pivots._strides[:2], pivots._offset)
     x = Tensor._empty((numel(batch), n, k), a.dtype, a.device)
     dispatch.map("copy", x, as_batch(b, batch, n, k))
     dispatch.lu_solve(x, lu, pivots)

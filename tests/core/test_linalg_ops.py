@@ -57,6 +57,16 @@ def test_solve_values_and_gradients(a_shape, b_shape):
     assert_close(mb.grad, tb.grad)
 
 
+def test_solve_factors_a_broadcast_matrix_once():
+    rng = np.random.default_rng(10)
+    (ma, ta), (mb, tb) = _pair(_well_conditioned(rng, (2, 1, 3, 3))), _pair(rng.standard_normal((4, 3, 2)))
+    with mt.dispatch.trace() as calls:
+        got = mt.linalg.solve(ma, mb)
+    assert_close(got, torch.linalg.solve(ta, tb))
+    factorised = [c for c in calls if c.primitive == "lu_factor"]
+    assert [c.shapes[0] for c in factorised] == [(2, 3, 3)]  # A's 2 matrices, not 2 x 4
+
+
 def test_solve_left_false_transposed_and_float32():
     rng = np.random.default_rng(1)
     a, b = _well_conditioned(rng, (3, 3)), rng.standard_normal((2, 3))
