@@ -19,6 +19,10 @@ treatment (``diagonal``/``diag_embed`` may name any two dimensions as the matrix
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from minitorch import creation, dispatch, layout
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
@@ -86,13 +90,14 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     (the diagonal becomes the last dimension)."""
     require_tensor("diagonal", input)
     d1, d2 = _matrix_dims("diagonal", input.ndim, dim1, dim2)
-    return Diagonal.apply(input, offset, d1, d2)
+    return Diagonal.apply(input, diagonal_number("diagonal", offset, "offset"), d1, d2)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
     """Matrices in dimensions ``dim1``, ``dim2`` (of the result) with the last dimension of
     ``input`` on diagonal ``offset`` and zeros elsewhere."""
     require_tensor("diag_embed", input)
+    offset = diagonal_number("diag_embed", offset, "offset")
     d1, d2 = _matrix_dims("diagonal", input.ndim + 1, dim1, dim2)
     size = input._shape[-1] + abs(offset)
     shape = list(input._shape[:-1])
@@ -105,6 +110,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     """A vector to a square matrix with it on diagonal ``diagonal``; a matrix to (a copy
     of) its diagonal ``diagonal``."""
     require_tensor("diag", input)
+    diagonal = diagonal_number("diag", diagonal)
     if input.ndim == 1:
         size = input._shape[0] + abs(diagonal)
         return DiagEmbed.apply(input, (size, size), diagonal, 0, 1)
@@ -116,14 +122,24 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
 def triangle_mask(x: Tensor, k: int, lower: bool) -> Tensor:
     """True at ``[i, j]`` where ``j - i <= k`` (``lower``) or ``j - i >= k``: an
     ``(n, m)`` bool tensor that broadcasts over any batch dimensions of ``x``."""
-    rows = creation.arange(x._shape[-2], device=x.device).unsqueeze(1)
-    columns = creation.arange(x._shape[-1], device=x.device)
-    return columns - rows <= k if lower else columns - rows >= k
+    rows, columns = x._shape[-2], x._shape[-1]
+    k = max(-rows, min(k, columns))  # a diagonal outside the matrix: all or nothing
+    rows_plus_k = (creation.arange(rows, device=x.device) + k).unsqueeze(1)  # (n, 1)
+    column = creation.arange(columns, device=x.device)  # (m,): one comparison, broadcast
+    return column <= rows_plus_k if lower else column >= rows_plus_k
+
+
+def diagonal_number(function: str, k: Any, argument: str = "diagonal") -> int:
+    """PyTorch's checks of a diagonal number: an int (or NumPy integer, not a bool) that
+    fits in int64."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{function}(): argument '{argument}' must be int, not {type(k).__name__}")
+    if not -(2**63) <= k < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return int(k)
 
 
 def _keep_triangle(function: str, x: Tensor, k: int, lower: bool) -> Tensor:
-    if not isinstance(k, int):
-        raise TypeError(f"{function}(): argument 'diagonal' must be int, not {type(k).__name__}")
     if x.ndim < 2:
         raise RuntimeError(f"{function}: input tensor must have at least 2 dimensions")
     zero = Tensor._full((), 0, x.dtype, x.device)
@@ -159,10 +175,10 @@ class Triu(Function):
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     """The lower triangle: elements on and below diagonal ``diagonal`` (others are 0)."""
     require_tensor("tril", input)
-    return Tril.apply(input, diagonal)
+    return Tril.apply(input, diagonal_number("tril", diagonal))
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     """The upper triangle: elements on and above diagonal ``diagonal`` (others are 0)."""
     require_tensor("triu", input)
-    return Triu.apply(input, diagonal)
+    return Triu.apply(input, diagonal_number("triu", diagonal))

@@ -256,6 +256,19 @@ def test_triangles_match_torch(name, dtype, shape):
         assert_close(getattr(m, name)(), getattr(t, name)(), msg=layout)
 
 
+def test_diagonal_numbers_are_checked_like_torch():
+    """A diagonal number is an int64: bools, floats and numbers beyond int64 are refused;
+    one far outside the matrix is fine (everything or nothing is kept)."""
+    m, t = pair(np.ones((2, 3)))
+    for function in ("tril", "triu", "diag", "diagonal"):
+        for k in (2**62, -(2**62), np.int64(1)):
+            assert_close(getattr(mt, function)(m, k), getattr(torch, function)(t, k), msg=f"{function} {k}")
+        for k in (2**63, -(2**63) - 1, 1.5, True):
+            same_error(lambda f=function, k=k: getattr(mt, f)(m, k),
+                       lambda f=function, k=k: getattr(torch, f)(t, k))  # fmt: skip
+    same_error(lambda: mt.diag_embed(m, 2**64), lambda: torch.diag_embed(t, 2**64), "Overflow")
+
+
 def test_triangle_errors():
     m, t = pair([1.0, 2.0])
     same_error(
