@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "minitorch"
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 
-PRIMITIVES = {"map", "zip", "where", "reduce", "arg_reduce", "matmul", "gather", "scatter_add"}
+PRIMITIVES = {"map", "zip", "where", "reduce", "arg_reduce", "matmul", "gather", "scatter_add", "scan"}
 PRIVATE_CONSTRUCTORS = {"_empty", "_full", "_view"}
 LAUNCHING_LAYERS = {"tensor", "autograd", "ops"}
 
