@@ -57,10 +57,12 @@ from minitorch.dispatch import backend, get_backend, set_backend
 from minitorch.dtypes import (
     bfloat16,
     dtype,
+    finfo,
     float16,
     float32,
     float64,
     get_default_dtype,
+    iinfo,
     int8,
     int16,
     int32,

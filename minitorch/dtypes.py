@@ -131,6 +131,52 @@ def bfloat16_to_float32(words: np.ndarray) -> np.ndarray:
 _default_dtype = float32
 
 
+class finfo:  # noqa: N801 (PyTorch's name)
+    """The limits of a floating-point dtype (the default one when none is given), as
+    ``torch.finfo``: ``bits``; ``eps``, the gap from 1.0 to the next value; ``max`` and
+    ``min``; ``tiny`` (also ``smallest_normal``), the smallest positive normal value;
+    ``resolution``, 10 to the minus the decimal digits the type keeps.
+
+    bfloat16 is float32 with 16 fraction bits cut off: float32's exponent range (so its
+    ``tiny``), but only 8 significant bits (``eps = 2**-7``)."""
+
+    def __init__(self, type: object = None) -> None:  # noqa: A002 (PyTorch's argument name)
+        d = _default_dtype if type is None else as_dtype(type)
+        if not d.is_floating_point:
+            raise TypeError("minitorch.finfo() requires a floating point input type. Use "
+                            "minitorch.iinfo to handle 'minitorch.finfo'")  # fmt: skip
+        self.bits, self.dtype = 8 * d.itemsize, d.name
+        if d is bfloat16:
+            self.eps, self.tiny, self.max = 2.0**-7, 2.0**-126, (2 - 2.0**-7) * 2.0**127
+        else:
+            info = np.finfo(d.numpy)
+            self.eps, self.tiny, self.max = float(info.eps), float(info.tiny), float(info.max)
+        self.min, self.smallest_normal = -self.max, self.tiny
+        self.resolution = 10.0 ** -math.floor(-math.log10(self.eps))
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")  # fmt: skip
+
+
+class iinfo:  # noqa: N801 (PyTorch's name)
+    """The limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``min``, ``max``."""
+
+    def __init__(self, type: object) -> None:  # noqa: A002 (PyTorch's argument name)
+        d = as_dtype(type)
+        if d.category == BOOL:
+            raise TypeError("minitorch.bool is not supported by minitorch.iinfo")
+        if d.category != INTEGER:
+            raise TypeError("minitorch.iinfo() requires an integer input type. Use "
+                            "minitorch.finfo to handle 'minitorch.iinfo'")  # fmt: skip
+        info = np.iinfo(d.numpy)
+        self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), d.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
 def get_default_dtype() -> dtype:
     """The dtype of new floating-point tensors (float32 unless changed)."""
     return _default_dtype

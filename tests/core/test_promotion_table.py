@@ -39,6 +39,26 @@ def test_every_dtype_is_exported_with_torchs_aliases():
     assert not hasattr(torch, "byte") and not hasattr(mt, "byte")  # torch has only uint8
 
 
+def test_finfo_and_iinfo_match_torch():
+    for name in NAMES:
+        if getattr(torch, name).is_floating_point:
+            ours, theirs = mt.finfo(getattr(mt, name)), torch.finfo(getattr(torch, name))
+            keys = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+            wrong_kind = mt.iinfo
+        else:
+            if name == "bool":
+                with pytest.raises(TypeError, match="not supported by minitorch.iinfo"):
+                    mt.iinfo(mt.bool)
+                continue
+            ours, theirs = mt.iinfo(getattr(mt, name)), torch.iinfo(getattr(torch, name))
+            keys, wrong_kind = ("bits", "min", "max", "dtype"), mt.finfo
+        assert {k: getattr(ours, k) for k in keys} == {k: getattr(theirs, k) for k in keys}
+        assert repr(ours) == repr(theirs)
+        with pytest.raises(TypeError, match="requires an? .* input type"):
+            wrong_kind(getattr(mt, name))
+    assert repr(mt.finfo()) == repr(torch.finfo())
+
+
 @pytest.mark.parametrize("a, b", itertools.product(NAMES, NAMES))
 def test_promote_types_matches_torch(a, b):
     expected = torch.promote_types(getattr(torch, a), getattr(torch, b))
