@@ -36,6 +36,7 @@ from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.dtypes import as_dtype
 from minitorch.ops.inplace import resize_, write
 
 # The public functions that take ``out=`` in PyTorch. A new op that PyTorch gives an
@@ -198,13 +199,12 @@ def _factory_into(name: str, factory: Callable, args: tuple, kwargs: dict, out: 
     refuses a different ``dtype=``), then ``c`` takes their shape, without a warning."""
     target = _outs(name, out)[0]
     dtype = kwargs.pop("dtype", None)
-    if dtype is not None and dtype is not target.dtype:
+    if dtype is not None and as_dtype(dtype) is not target.dtype:
         raise RuntimeError(
-            f"dtype {dtype.type_name} does not match dtype of out parameter "
+            f"dtype {as_dtype(dtype).type_name} does not match dtype of out parameter "
             f"({target.dtype.type_name})"
         )
-    if is_grad_enabled() and target.requires_grad:
-        _refuse_autograd(name, (), {}, target)
+    _refuse_autograd(name, (), {}, target)
     kwargs.setdefault("device", target.device)
     values = factory(*args, dtype=target.dtype, **kwargs)
     if name == "arange" and target.numel() != values.numel():
