@@ -301,6 +301,24 @@ def test_sort_and_cumsum(dtype):
         check(x_m.cumsum(dim), x_t.cumsum(dim), ulps=1)  # integers: int64, as torch's
 
 
+def test_on_the_numba_simple_backend(backend):
+    """numba_simple is a partial backend (the suite runs only test_ops.py on it), so its
+    paths for the small dtypes are checked here once: elementwise, casts, a reduction,
+    matmul and indexing, on transposed operands."""
+    if backend != "numba":
+        pytest.skip("checked once, during the numba run")
+    with mt.backend("numba_simple"):
+        for dtype in SMALL:
+            a_m, a_t = operand(mt, dtype, "transposed", 15), operand(torch, dtype, "transposed", 15)
+            b_m, b_t = operand(mt, dtype, "sliced", 16), operand(torch, dtype, "sliced", 16)
+            check(a_m * b_m + a_m, a_t * b_t + a_t)
+            check(a_m < b_m, a_t < b_t)
+            check(a_m.to(mt.float32), a_t.to(torch.float32))
+            check(a_m.sum(dim=0), a_t.sum(dim=0), ulps=1)
+            check(a_m @ b_m.t(), a_t @ b_t.t(), ulps=1)
+            check(a_m[[2, 0]], a_t[[2, 0]])
+
+
 # ----- autograd -----------------------------------------------------------------------
 
 
