@@ -128,20 +128,25 @@ def type_as(x: Tensor, other: Tensor) -> Tensor:
     return to(x, other.dtype)
 
 
-_TYPE_STRINGS = {f"{library}.{d.type_name}Tensor": d for d in ALL_DTYPES
-                 for library in ("torch", "minitorch")}  # fmt: skip
+# "torch.FloatTensor" -> (float32, "cpu"), "torch.cuda.FloatTensor" -> (float32, "cuda"), ...
+_TYPE_STRINGS = {f"{library}{on_cuda}.{d.type_name}Tensor": (d, "cuda" if on_cuda else "cpu")
+                 for d in ALL_DTYPES for library in ("torch", "minitorch")
+                 for on_cuda in ("", ".cuda")}  # fmt: skip
 
 
 def type(x: Tensor, dtype: Any = None) -> Any:  # noqa: A001 (PyTorch's name)
     """``x.type()`` names the tensor type as PyTorch does (``"torch.FloatTensor"``, so
     that programs print the same); ``x.type(dtype)`` is ``x.to(dtype)``, where the dtype
-    may also be such a name or a legacy type (``x.type(minitorch.LongTensor)``)."""
+    may also be such a name (``"torch.cuda.FloatTensor"`` moves it too) or a legacy
+    type (``x.type(minitorch.LongTensor)``)."""
     if dtype is None:
-        return f"torch.{x.dtype.type_name}Tensor"
+        on_cuda = ".cuda" if x.device.type == "cuda" else ""
+        return f"torch{on_cuda}.{x.dtype.type_name}Tensor"
     if dtype in (builtins.float, builtins.int, builtins.bool):  # PyTorch refuses these here
         raise ValueError(f"invalid type: '{dtype.__name__}'")
     if isinstance(dtype, str):
         if dtype not in _TYPE_STRINGS:
             raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _TYPE_STRINGS[dtype]
+        dtype, device = _TYPE_STRINGS[dtype]
+        return to(x, dtype, device=device)
     return to(x, getattr(dtype, "dtype", dtype))  # FloatTensor.dtype is float32

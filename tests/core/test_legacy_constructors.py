@@ -163,3 +163,13 @@ def test_new_takes_the_tensors_dtype(name):
     m = NEW_CALLS[name](mt, mt.ones(2, dtype=mt.float64))
     t = NEW_CALLS[name](torch, torch.ones(2, dtype=torch.float64))
     assert_close(m, t)
+
+
+def test_type_names_the_device(device):
+    """``x.type()`` of a CUDA tensor is "torch.cuda.FloatTensor", and such a name moves it."""
+    x = mt.ones(2, device=device)
+    assert x.type() == ("torch.cuda.FloatTensor" if device == "cuda" else "torch.FloatTensor")
+    back = x.type("torch.DoubleTensor")
+    assert back.device.type == "cpu" and back.dtype is mt.float64
+    if device == "cuda":
+        assert x.cpu().type("torch.cuda.LongTensor").type() == "torch.cuda.LongTensor"
