@@ -31,7 +31,10 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "minitorch"
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 
-PRIMITIVES = {"map", "zip", "where", "reduce", "arg_reduce", "matmul", "gather", "scatter_add", "scan"}
+PRIMITIVES = {
+    "map", "zip", "where", "reduce", "arg_reduce", "matmul", "gather", "scatter_add", "scan",
+    "sort", "lu_factor", "lu_solve", "svd", "optimizer_step",
+}  # fmt: skip
 PRIVATE_CONSTRUCTORS = {"_empty", "_full", "_view"}
 LAUNCHING_LAYERS = {"tensor", "autograd", "ops"}
 
