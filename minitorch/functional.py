@@ -16,6 +16,7 @@ from typing import Any
 from minitorch import creation, layout
 from minitorch._tensor import Size, Tensor
 from minitorch.ops.einsum import einsum
+from minitorch.ops.common import require_tensor, require_tensors
 from minitorch.ops.linalg import matmul
 from minitorch.ops.meshgrid import meshgrid
 from minitorch.ops.reduce import norm
@@ -29,10 +30,11 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _tensors(tensors: tuple) -> tuple:
-    """``f(a, b)`` and ``f([a, b])`` both mean the tensors ``a, b``."""
+def _tensors(function: str, tensors: tuple) -> tuple:
+    """``f(a, b)`` and ``f([a, b])`` both mean the tensors ``a, b`` (checked to be tensors)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return tuple(tensors[0])
+        tensors = tuple(tensors[0])
+    require_tensors(function, tensors)
     return tensors
 
 
@@ -41,7 +43,7 @@ def _at_least(rank: int, tensors: tuple) -> Any:
     PyTorch places them: a vector ``[n]`` becomes ``[1, n]`` and then ``[1, n, 1]``."""
     single = len(tensors) == 1 and isinstance(tensors[0], Tensor)
     results = []
-    for t in _tensors(tensors):
+    for t in _tensors(f"atleast_{rank}d", tensors):
         if t.ndim == 0:
             t = t.reshape((1,) * rank)
         if rank >= 2 and t.ndim == 1:
@@ -76,7 +78,7 @@ def broadcast_shapes(*shapes: Any) -> Size:
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """Views of the tensors expanded to their common shape (no copy: stride 0 along the
     stretched dimensions)."""
-    tensors = _tensors(tensors)
+    tensors = _tensors("broadcast_tensors", tensors)
     shape = broadcast_shapes(*[t.shape for t in tensors])
     return tuple(t.expand(shape) for t in tensors)
 
@@ -88,6 +90,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     It is one matrix product: move the summed dimensions of ``a`` last and those of ``b``
     first, flatten each side into a matrix ``[kept, summed] @ [summed, kept]``, and
     reshape the result to ``a``'s kept dimensions followed by ``b``'s."""
+    require_tensor("tensordot", a, "a", 1)
+    require_tensor("tensordot", b, "b", 2)
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -116,7 +120,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element from each 1-D tensor, one per row (like
     ``itertools.product``)."""
-    tensors = _tensors(tensors)
+    tensors = _tensors("cartesian_prod", tensors)
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
@@ -126,6 +130,8 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
     """Distances between every row of ``x1`` ``[.., P, M]`` and every row of ``x2``
     ``[.., R, M]``: ``out[.., i, j] = ||x1[.., i, :] - x2[.., j, :]||_p``, shape ``[.., P, R]``."""
+    require_tensor("cdist", x1, "x1", 1)
+    require_tensor("cdist", x2, "x2", 2)
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:
@@ -139,7 +145,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
 def block_diag(*tensors: Tensor) -> Tensor:
     """A matrix with the given matrices on its diagonal and zeros elsewhere (0-d and 1-D
     inputs count as ``[1, 1]`` and ``[1, n]``)."""
-    blocks = [atleast_2d(t) for t in _tensors(tensors)]
+    blocks = [atleast_2d(t) for t in _tensors("block_diag", tensors)]
     if not blocks:
         return creation.empty(1, 0)
     columns = sum(b.shape[1] for b in blocks)
@@ -156,7 +162,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
 def chain_matmul(*matrices: Tensor) -> Tensor:
     """``m1 @ m2 @ ... @ mn`` for 2-D matrices (PyTorch deprecates it for
     ``torch.linalg.multi_dot``; kept because older tutorials call it)."""
-    matrices = _tensors(matrices)
+    matrices = _tensors("chain_matmul", matrices)
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more input tensors")
     result = matrices[0]
