@@ -10,7 +10,9 @@
 | ``indexing.py`` | ``t[...]`` (views, or copies picked by index tensors)      |
 | ``gather.py``   | ``gather``, ``scatter_add``, ``index_select``, ``masked_fill`` |
 | ``linalg.py``   | ``matmul`` and friends                                   |
-| ``inplace.py``  | ``add_``, ``copy_``, ``fill_``, ... and ``t[...] = v``      |
+| ``inplace.py``  | ``add_``, ``copy_``, ``fill_``, every op's ``sin_``, ``t_``...  |
+| ``composite.py``| ``addcmul``, ``lerp``, ``scatter``...: formulas of other ops |
+| ``out.py``      | ``out=`` and ``input=``/``other=`` on every ``minitorch.<op>`` |
 | ``convert.py``  | ``to``, ``float``, ``cpu``, ``cuda``                         |
 | ``scan.py``     | ``cumsum``, ``cumprod`` (``scan``)                            |
 | ``diagonals.py``| ``diagonal``, ``diag``, ``diag_embed``, ``tril``, ``triu``   |
