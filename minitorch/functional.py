@@ -15,8 +15,8 @@ from typing import Any
 
 from minitorch import creation, layout
 from minitorch._tensor import Size, Tensor
-from minitorch.ops.einsum import einsum
 from minitorch.ops.common import require_tensor, require_tensors
+from minitorch.ops.einsum import einsum
 from minitorch.ops.linalg import matmul
 from minitorch.ops.meshgrid import meshgrid
 from minitorch.ops.reduce import norm
