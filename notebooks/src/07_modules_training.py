@@ -272,7 +272,47 @@ pg
 # %% [markdown]
 # Try it: change `dataset` to `"spiral"` and watch a small network fail; then add
 # neurons, a layer, or the features `sin x1`, `sin x2` in the widget, and press play.
+
+# %% [markdown]
+# ## Your PyTorch code runs here
 #
+# Everything in this chapter has PyTorch's names, so PyTorch's own tutorials run with
+# only their import line changed, and print what PyTorch prints (`tensor(...)`,
+# `torch.Size`, `grad_fn=<AddmmBackward0>`). Here is the polynomial fit of PyTorch's
+# "Learning PyTorch with examples", as its authors wrote it apart from the import. The
+# profiler at the end builds PyTorch's table from the same dispatch records the dispatch
+# viewer of chapter 3 draws.
+
+# %%
+import math  # noqa: E402
+
+import minitorch as torch  # noqa: E402  (the only change to PyTorch's tutorial)
+
+x = torch.linspace(-math.pi, math.pi, 2000)
+y = torch.sin(x)
+p = torch.tensor([1, 2, 3])
+xx = x.unsqueeze(-1).pow(p)
+model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+loss_fn = torch.nn.MSELoss(reduction="sum")
+optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+for t in range(2000):
+    y_pred = model(xx)
+    loss = loss_fn(y_pred, y)
+    if t % 500 == 499:
+        print(t, loss.item())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+linear_layer = model[0]
+print(f"Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + "
+      f"{linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3")
+print(loss.grad_fn, loss.grad_fn.next_functions)
+
+with torch.autograd.profiler.profile() as prof:
+    loss_fn(model(xx), y).backward()
+print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=8))
+
+# %% [markdown]
 # ## Summary
 #
 # * A **Module** registers parameters and sub-modules, collects them recursively
