@@ -41,7 +41,7 @@ class Size(tuple):
     """A tensor's shape: a tuple that prints like PyTorch's ``torch.Size``."""
 
     def __repr__(self) -> str:
-        return f"minitorch.Size({list(self)})"
+        return f"torch.Size({list(self)})"  # as PyTorch prints it, like the dtypes
 
     def numel(self) -> int:
         return numel(self)

@@ -38,7 +38,7 @@ BOOL, INTEGER, FLOATING = 0, 1, 2  # the categories, in promotion order
 
 
 class dtype:  # noqa: N801 (PyTorch's name)
-    """A tensor element type, such as ``minitorch.float32``.
+    """A tensor element type, such as ``minitorch.float32`` (it prints as ``torch.float32``).
 
     ``type_name`` is PyTorch's C++ name of the type as its messages spell it
     (``"Float"``, ``"Long"``: ``x.type()`` is ``"minitorch.FloatTensor"``), and ``c_name``
@@ -82,7 +82,9 @@ class dtype:  # noqa: N801 (PyTorch's name)
         return bfloat16_to_float32(cells) if self is bfloat16 else cells
 
     def __repr__(self) -> str:
-        return f"minitorch.{self.name}"
+        # PyTorch's spelling: programs written as ``import minitorch as torch`` print what
+        # PyTorch prints, and ``torch.float32`` is also how that program names the dtype.
+        return f"torch.{self.name}"
 
     def __reduce__(self) -> str:
         return self.name

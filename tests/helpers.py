@@ -7,7 +7,6 @@ its PyTorch twin are built from one NumPy array, so both libraries see identical
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,9 +26,8 @@ NUMPY_DTYPES = {
     "bool": np.bool_,
 }
 
-# The tests can be self-checked by running them with PyTorch posing as minitorch
-# (MINITORCH_TESTS_SELFCHECK=1 and a shim package): then dtypes print as "torch.*".
-PREFIX = "torch." if os.environ.get("MINITORCH_TESTS_SELFCHECK") else "minitorch."
+# dtypes print as PyTorch's do ("torch.float32"), so that tutorial programs print the same.
+PREFIX = "torch."
 
 # Tolerances by dtype name: (rtol, atol). Integers and bools must be exact.
 TOLERANCES = {"float32": (1e-5, 1e-5), "float64": (1e-7, 1e-7)}

@@ -211,8 +211,8 @@ def test_load_state_dict_shape_mismatch_leaves_model_untouched():
     state = {k: v * 0 for k, v in model.state_dict().items()}
     state["2.weight"] = mt.zeros(8, 7)
     for strict in (True, False):
-        expected = (r"size mismatch for 2.weight: copying a param with shape minitorch.Size\(\[8, 7\]\) "
-                    r"from checkpoint, the shape in current model is minitorch.Size\(\[8, 8\]\)")
+        expected = (r"size mismatch for 2.weight: copying a param with shape torch.Size\(\[8, 7\]\) "
+                    r"from checkpoint, the shape in current model is torch.Size\(\[8, 8\]\)")
         with pytest.raises(RuntimeError, match=expected):
             model.load_state_dict(state, strict=strict)
         for key, value in model.state_dict().items():
