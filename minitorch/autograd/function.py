@@ -218,10 +218,7 @@ class BackwardNode(Node):
         self.output_meta: list[tuple] = []
 
     def name(self) -> str:
-        if self.function.node_name is not None:
-            return self.function.node_name
-        suffix = "Backward0" if self.function.__module__.startswith("minitorch.") else "Backward"
-        return self.function.__name__ + suffix
+        return type(self).__name__  # the subclass made by node_class_of
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         missing = [g is None for g in grads]  # (not grads.count(None): that runs ==)
@@ -255,6 +252,26 @@ class BackwardNode(Node):
         self.ctx._saved = None
         self.ctx._to_save = ()
         self.ctx._released = True
+
+
+# One BackwardNode subclass per Function, named as PyTorch names its node classes, so
+# that ``type(y.grad_fn).__name__`` is ``"MulBackward0"`` as tutorials print it. Weak
+# keys: a Function class defined in a notebook cell and then redefined can be freed.
+_node_classes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def node_class_of(function: type[Function]) -> type[BackwardNode]:
+    """The class of the nodes ``function`` records (made once, on its first use)."""
+    node_class = _node_classes.get(function)
+    if node_class is None:
+        if function.node_name is not None:
+            name = function.node_name
+        elif function.__module__.startswith("minitorch."):
+            name = function.__name__ + "Backward0"
+        else:  # a user's own Function, as PyTorch names it
+            name = function.__name__ + "Backward"
+        node_class = _node_classes[function] = type(name, (BackwardNode,), {"__module__": __name__})
+    return node_class
 
 
 class Function:
@@ -307,7 +324,7 @@ class Function:
                 stack.pop()
         if not record:
             return outputs
-        node = BackwardNode(cls, ctx, args)
+        node = node_class_of(cls)(cls, ctx, args)
         is_tuple = isinstance(outputs, tuple)
         results = list(outputs) if is_tuple else [outputs]
         node.num_outputs = len(results)

@@ -231,3 +231,29 @@ def test_loss_double_backward():
     assert minitorch.autograd.gradgradcheck(lambda a: F.binary_cross_entropy(a, t.detach()), (p,))
     y = minitorch.tensor(Y)
     assert minitorch.autograd.gradgradcheck(lambda a: F.cross_entropy(a, y), (x,))
+
+
+def test_the_node_class_has_pytorchs_name() -> None:
+    """Tutorials print ``type(z.grad_fn).__name__``: the class is named like the node."""
+    x = minitorch.ones(2, 3, requires_grad=True)
+    t = torch.ones(2, 3, requires_grad=True)
+    mse_ours = minitorch.nn.functional.mse_loss(x, x.detach())
+    mse_theirs = torch.nn.functional.mse_loss(t, t.detach())
+    pairs = [((x * 2).sum(), (t * 2).sum()), (x.clone(), t.clone()), (x.sum(0), t.sum(0)), (mse_ours, mse_theirs)]
+    for ours, theirs in pairs:
+        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+
+
+def test_a_users_function_names_its_node_class() -> None:
+    class Double(minitorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    y = Double.apply(minitorch.ones(2, requires_grad=True))
+    assert type(y.grad_fn).__name__ == "DoubleBackward" == y.grad_fn.name()
+    assert isinstance(y.grad_fn, minitorch.autograd.function.BackwardNode)
