@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import float32, float64
 from minitorch.ops.inplace import check_inplace
 
@@ -77,17 +78,20 @@ def fused_adam_(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor
 def _launch(rule: str, params: list[Tensor], grads: list[Tensor], states: tuple[list[Tensor], ...],
             rows: list[tuple]) -> None:  # fmt: skip
     """Check, then one kernel call per (device, dtype) group of parameters."""
+    checking_autograd = is_grad_enabled()
     for i, param in enumerate(params):
-        check_inplace(param)  # an expanded view cannot be written
+        if checking_autograd or 0 in param._strides:  # (the common case skips the call)
+            check_inplace(param)  # autograd's rules, and an expanded view cannot be written
         for what, t in (("gradient", grads[i]), *(("state", state[i]) for state in states)):
-            if t._shape != param._shape or t.dtype is not param.dtype or t.device != param.device:
+            same_device = t.device is param.device or t.device == param.device
+            if t._shape != param._shape or t.dtype is not param.dtype or not same_device:
                 raise RuntimeError(
                     f"optimizer step: the {what} of parameter {i} is a {t.dtype.name} tensor of "
                     f"shape {list(t._shape)} on {t.device}, but the parameter is a "
                     f"{param.dtype.name} tensor of shape {list(param._shape)} on {param.device}"
                 )
     first = params[0]
-    if all(p.dtype is first.dtype and p.device == first.device for p in params):
+    if all(p.dtype is first.dtype and p.device is first.device for p in params):
         groups = {(first.device, first.dtype): range(len(params))}
     else:
         groups = {}  # (device, dtype) -> the positions of its parameters

@@ -193,12 +193,20 @@ def test_a_step_bumps_the_version_counter(numba_backend):
     assert param._version == before + 1
 
 
-def test_bad_gradients_are_refused_before_the_kernel(numba_backend):
+def test_bad_gradients_and_states_are_refused_before_the_kernel(numba_backend):
+    """A gradient of another shape or dtype is refused (when it is assigned, as PyTorch
+    does, or at the latest by the step); so is a state that does not fit its parameter."""
     param = mt.zeros(3, requires_grad=True)
-    optimizer = optim.SGD([param], lr=0.1)
+    optimizer = optim.SGD([param], lr=0.1, momentum=0.9)
     for bad in (mt.ones(4), mt.ones(3, dtype=mt.float64), mt.ones(1, 3)):
-        param.grad = bad
-        with pytest.raises(RuntimeError, match="the gradient of parameter 0"):
+        with pytest.raises(RuntimeError):
+            param.grad = bad
+            optimizer.step()
+        assert param.tolist() == [0.0, 0.0, 0.0]
+    param.grad = mt.ones(3)
+    for bad in (mt.ones(4), mt.ones(3, dtype=mt.float64)):
+        optimizer.state[param] = {"momentum_buffer": bad}
+        with pytest.raises(RuntimeError, match="the state of parameter 0"):
             optimizer.step()
         assert param.tolist() == [0.0, 0.0, 0.0]
 
