@@ -201,6 +201,11 @@ class FunctionCtx:
         self._materialize = value
 
 
+def is_python_number(value: Any) -> bool:
+    """An int, float or bool (a scalar operand, not a dim or a flag of another type)."""
+    return type(value) in (int, float, bool)
+
+
 class BackwardNode(Node):
     """The node a ``Function.apply`` leaves behind: calls ``Function.backward``."""
 
@@ -208,12 +213,18 @@ class BackwardNode(Node):
         super().__init__()
         self.function = function
         self.ctx = ctx
-        self.arg_is_tensor = [isinstance(a, Tensor) for a in args]
-        edges, self.input_meta = [], []  # one of each per tensor argument
-        for a in args:
+        # Which arguments are graph inputs: every tensor, and for ops like ``x + 1`` the
+        # number too (PyTorch wraps it in a tensor that needs no gradient: edge (None, 0)).
+        numbers = function.numbers_are_inputs
+        self.arg_is_tensor = [isinstance(a, Tensor) or (numbers and is_python_number(a)) for a in args]
+        edges, self.input_meta = [], []  # one of each per graph input
+        for a, is_input in zip(args, self.arg_is_tensor):
             if isinstance(a, Tensor):
                 edges.append(gradient_edge(a))
                 self.input_meta.append((a._shape, a.dtype, a.device))
+            elif is_input:
+                edges.append((None, 0))
+                self.input_meta.append(None)
         self.next_functions = tuple(edges)
         self.output_meta: list[tuple] = []
 
@@ -286,6 +297,9 @@ class Function:
     # ("Backward" for a user's Function), as PyTorch names its nodes; an op whose PyTorch
     # name ends in another number (``sum(dim)`` gives ``SumBackward1``) sets it.
     node_name: str | None = None
+    # True for ops whose Python-number operand PyTorch shows as a graph input that needs
+    # no gradient (``(x + 1).grad_fn.next_functions`` ends with ``(None, 0)``).
+    numbers_are_inputs = False
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:

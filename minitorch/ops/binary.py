@@ -109,6 +109,8 @@ def saved_operands(ctx: FunctionCtx) -> tuple:
 class Add(Function):
     """y = a + b;  dy/da = 1, dy/db = 1"""
 
+    numbers_are_inputs = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
         return apply_zip("add", a, b)
@@ -121,6 +123,8 @@ class Add(Function):
 class Sub(Function):
     """y = a - b;  dy/da = 1, dy/db = -1"""
 
+    numbers_are_inputs = True
+
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
         return apply_zip("sub", a, b)
@@ -132,6 +136,8 @@ class Sub(Function):
 
 class Mul(Function):
     """y = a * b;  dy/da = b, dy/db = a"""
+
+    numbers_are_inputs = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
@@ -151,6 +157,8 @@ class Mul(Function):
 
 class Div(Function):
     """y = a / b;  dy/da = 1 / b, dy/db = -a / b^2"""
+
+    numbers_are_inputs = True
 
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
@@ -493,11 +501,14 @@ def operator_form(function: Any) -> Any:
 
 
 def reversed_operands(function: Any) -> Any:
-    """For ``2 - t`` Python calls ``t.__rsub__(2)``: swap the operands back."""
+    """For ``2 - t`` Python calls ``t.__rsub__(2)``: swap the operands back. ``2 * t`` and
+    ``2 + t`` are computed as ``t * 2`` and ``t + 2`` (the same numbers: floating-point
+    ``+`` and ``*`` are commutative), so the graph lists ``t`` first, as PyTorch's does."""
+    commutative = function in (add, mul)
 
     def reflected(self: Tensor, other: Any) -> Tensor:
         if not (is_number(other) or isinstance(other, Tensor)):
             return NotImplemented
-        return function(other, self)
+        return function(self, other) if commutative else function(other, self)
 
     return reflected

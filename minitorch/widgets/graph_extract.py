@@ -126,8 +126,8 @@ def _node_dict(node: Node, node_id: str, names: dict, leaf_ids: dict, graph: Gra
         "module_type": facts.module_type if facts else "",
         "outputs": [{"shape": list(shape), "dtype": dtype.name if dtype is not None else None}
                     for shape, dtype, _device in outputs],
-        "inputs": [{"shape": list(shape), "dtype": dtype.name}
-                   for shape, dtype, _device in getattr(node, "input_meta", [])],
+        "inputs": [{"shape": list(meta[0]), "dtype": meta[1].name}  # (a number operand: None)
+                   for meta in getattr(node, "input_meta", []) if meta is not None],
         "forward": [record_json(r) for r in facts.forward_records] if facts else [],
         "watched": facts is not None,
     }  # fmt: skip
