@@ -258,3 +258,22 @@ def test_a_users_function_names_its_node_class() -> None:
     y = Double.apply(minitorch.ones(2, requires_grad=True))
     assert type(y.grad_fn).__name__ == "DoubleBackward" == y.grad_fn.name()
     assert isinstance(y.grad_fn, minitorch.autograd.function.BackwardNode)
+
+
+def _edges(t) -> list:
+    return [(f.name().replace("torch::autograd::", "") if f is not None else None, i)
+            for f, i in t.grad_fn.next_functions]  # fmt: skip
+
+
+@pytest.mark.parametrize("expression", ["x + 1", "1 + x", "x * 2", "2 * x", "x - 1.5", "x / 2",
+                                        "x + x", "x ** 2", "(x * 2) + 1", "x * True"])  # fmt: skip
+def test_a_number_operand_is_a_none_edge_like_pytorch(expression: str) -> None:
+    """PyTorch wraps the number of ``x + 1`` in a tensor that needs no gradient, so the
+    node lists it as ``(None, 0)``; tutorials print these tuples."""
+    x = minitorch.ones(2, requires_grad=True)
+    t = torch.ones(2, requires_grad=True)
+    ours, theirs = eval(expression, {"x": x}), eval(expression, {"x": t})
+    assert _edges(ours) == _edges(theirs)
+    ours.sum().backward()
+    theirs.sum().backward()
+    assert x.grad.tolist() == t.grad.tolist()
