@@ -206,6 +206,28 @@ __device__ inline void mt_atomic_add(long long* address, long long value)
     atomicAdd((unsigned long long*)address, (unsigned long long)value);
 }
 
+// 8- and 16-bit integers (uint8, int8, int16): atomics work on 4-byte words, so add into
+// our bytes of the aligned word by compare-and-swap, trying again whenever another thread
+// changed the word between our read and our write. The sum wraps like the type's own +.
+template <typename T>
+__device__ inline void mt_atomic_add_narrow(T* address, T value)
+{
+    const unsigned long long byte_address = (unsigned long long)address;
+    unsigned int* word = (unsigned int*)(byte_address & ~3ULL);
+    const unsigned int shift = 8u * (unsigned int)(byte_address & 3ULL);
+    const unsigned int mask = ((1u << (8u * (unsigned int)sizeof(T))) - 1u) << shift;
+    unsigned int old = *word, assumed;
+    do {
+        assumed = old;
+        const T current = (T)((assumed & mask) >> shift);
+        const unsigned int sum = (unsigned int)(T)(current + value);
+        old = atomicCAS(word, assumed, (assumed & ~mask) | ((sum << shift) & mask));
+    } while (old != assumed);
+}
+__device__ inline void mt_atomic_add(unsigned char* address, unsigned char value) { mt_atomic_add_narrow(address, value); }
+__device__ inline void mt_atomic_add(signed char* address, signed char value) { mt_atomic_add_narrow(address, value); }
+__device__ inline void mt_atomic_add(short* address, short value) { mt_atomic_add_narrow(address, value); }
+
 // bool: "adding" booleans is logical or (NumPy's bool + bool). Atomics work on 4-byte
 // words, so set the lowest bit of our byte inside its aligned word (little-endian).
 // minitorch pads every storage allocation so that this word never leaves it.
@@ -216,6 +238,11 @@ __device__ inline void mt_atomic_add(bool* address, bool value)
     unsigned int* word = (unsigned int*)(byte_address & ~3ULL);
     atomicOr(word, 1u << (8u * (unsigned int)(byte_address & 3ULL)));
 }
+
+// "a < 0" for any element type (abs, sign). For unsigned bytes (uint8) that comparison is
+// always false, and NVRTC refuses it as a "pointless comparison": this overload says so.
+template <typename T> __device__ inline bool mt_is_negative(T a) { return a < (T)0; }
+__device__ inline bool mt_is_negative(unsigned char) { return false; }
 
 // ---------------------------------------------------------------------------------------
 // The winner rule of argmax / argmin (reference.arg_reduce)

@@ -271,7 +271,7 @@ MAP_OPS: dict[str, ScalarOp] = {
     for op in [
         ScalarOp("copy", 1, copy, "a"),
         ScalarOp("neg", 1, neg, "-a"),
-        ScalarOp("abs", 1, abs_, "(a < (T)0 ? -a : a)"),
+        ScalarOp("abs", 1, abs_, "(mt_is_negative(a) ? -a : a)"),
         ScalarOp("exp", 1, exp, "exp(a)", returns_float=True),
         ScalarOp("log", 1, log, "log(a)", returns_float=True),
         ScalarOp("log1p", 1, log1p, "log1p(a)", returns_float=True),
@@ -288,7 +288,7 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("erf", 1, erf, "erf(a)", returns_float=True),
         ScalarOp("sigmoid", 1, sigmoid, "(T)1 / ((T)1 + exp(-a))", returns_float=True),
         ScalarOp("relu", 1, relu, "((a > (T)0 || a != a) ? a : (T)0)"),
-        ScalarOp("sign", 1, sign, "(a != a ? a : (T)((a > (T)0) - (a < (T)0)))"),
+        ScalarOp("sign", 1, sign, "(a != a ? a : (T)((a > (T)0) - mt_is_negative(a)))"),
         ScalarOp("floor", 1, floor, "floor(a)"),
         ScalarOp("ceil", 1, ceil, "ceil(a)"),
         ScalarOp("reciprocal", 1, reciprocal, "(T)1 / a", returns_float=True),

@@ -190,15 +190,21 @@ def own_members(class_node: ast.ClassDef) -> list[tuple[str, list[str]]]:
 
 
 def attribute_lines(cls: type, class_node: ast.ClassDef, annotations: Annotations) -> list[str]:
-    """``name: type`` for each attribute ``__init__`` sets: its annotation if written, the
-    annotation of the parameter it copies, the type of a literal, else ``Any``."""
-    init = next((node for node in class_node.body if isinstance(node, ast.FunctionDef) and
-                 node.name == "__init__"), None)  # fmt: skip
-    if init is None:
-        return []
+    """``name: type`` for each attribute ``__init__`` (or ``_init``, which ``Tensor._make``
+    calls) sets: its annotation if written, the annotation of the parameter it copies, the
+    type of a literal, else ``Any``."""
+    inits = [node for node in class_node.body
+             if isinstance(node, ast.FunctionDef) and node.name in ("__init__", "_init")]  # fmt: skip
     namespace = vars(sys.modules[cls.__module__])
-    parameters = {arg.arg: arg.annotation for arg in init.args.args if arg.annotation}
     found: dict[str, str] = {}
+    for init in inits:
+        _attributes_set_by(init, found)
+    return [f"    {name}: {annotations.text(text, namespace)}" for name, text in found.items()]
+
+
+def _attributes_set_by(init: ast.FunctionDef, found: dict[str, str]) -> None:
+    """Add to ``found`` the attributes ``init`` assigns on ``self``, with their types."""
+    parameters = {arg.arg: arg.annotation for arg in init.args.args if arg.annotation}
     for node in ast.walk(init):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Attribute):
             found[node.target.attr] = ast.unparse(node.annotation)
@@ -212,7 +218,6 @@ def attribute_lines(cls: type, class_node: ast.ClassDef, annotations: Annotation
                 found[node.targets[0].attr] = type(value.value).__name__
             else:
                 found.setdefault(node.targets[0].attr, "Any")
-    return [f"    {name}: {annotations.text(text, namespace)}" for name, text in found.items()]
 
 
 def class_lines(cls: type, class_node: ast.ClassDef, annotations: Annotations,
