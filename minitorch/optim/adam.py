@@ -21,15 +21,15 @@ fused kernel call for all the parameters (``minitorch/ops/optimizer_step.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from minitorch.autograd.grad_mode import no_grad
 from minitorch.ops.optimizer_step import fused_adam_
 from minitorch.optim.optimizer import Optimizer
 
 
 class Adam(Optimizer):
+    has_fused_step = True
+
     decoupled_weight_decay = False
 
     def __init__(self, params: Any, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
@@ -47,19 +47,6 @@ class Adam(Optimizer):
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
                     "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach}  # fmt: skip
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient."""
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                params = [param for param in group["params"] if param.grad is not None]
-                if self._use_fused(group, params):
-                    self._fused_step(params, group)
-                    continue
-                for param in params:
-                    self._update(param, group)
-        return loss
 
     def _state(self, param: Any, group: dict[str, Any]) -> dict[str, Any]:
         """``param``'s state, made on its first step: the step count and the moments."""

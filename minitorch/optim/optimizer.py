@@ -113,13 +113,35 @@ class Optimizer:
                         param.grad = param.grad.detach()
                         param.grad.zero_()
 
+    # True for an optimizer with a fused step (``_fused_step``: one kernel call per group)
+    has_fused_step = False
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient: per group, one fused kernel
+        call when it can (``_fused_step``), else the subclass's readable recipe for one
+        parameter (``_update``), parameter by parameter."""
+        loss = self._evaluate(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params = [param for param in group["params"] if param.grad is not None]
+                if self._use_fused(group, params):
+                    self._fused_step(params, group)
+                    continue
+                for param in params:
+                    self._update(param, group)
+        return loss
+
+    def _update(self, param: Tensor, group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _fused_step(self, params: list[Tensor], group: dict[str, Any]) -> None:
         raise NotImplementedError
 
     def _use_fused(self, group: dict[str, Any], params: list[Tensor]) -> bool:
         """Whether ``params`` (a group's parameters that have gradients) take the fused
         step: unless the group says ``foreach=False``, when the kernel can update them."""
-        return group.get("foreach") is not False and len(params) > 0 and can_fuse(params)
+        return (self.has_fused_step and group.get("foreach") is not False and len(params) > 0
+                and can_fuse(params))  # fmt: skip
 
     def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:

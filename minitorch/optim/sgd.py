@@ -16,15 +16,15 @@ makes a small model's step several times faster.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from minitorch.autograd.grad_mode import no_grad
 from minitorch.ops.optimizer_step import fused_sgd_
 from minitorch.optim.optimizer import Optimizer
 
 
 class SGD(Optimizer):
+    has_fused_step = True
+
     def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None) -> None:  # fmt: skip
@@ -40,19 +40,6 @@ class SGD(Optimizer):
                     "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                     "foreach": foreach}  # fmt: skip
         super().__init__(params, defaults)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient."""
-        loss = self._evaluate(closure)
-        with no_grad():
-            for group in self.param_groups:
-                params = [param for param in group["params"] if param.grad is not None]
-                if self._use_fused(group, params):
-                    self._fused_step(params, group)
-                    continue
-                for param in params:
-                    self._update(param, group)
-        return loss
 
     def _update(self, param: Any, group: dict[str, Any]) -> None:
         """The recipe above for one parameter."""
