@@ -205,6 +205,7 @@ del _binary, _indexing, _linalg, _reduce, _shape, _unary
 
 # neural networks: layers, optimizers, data, save/load
 from minitorch import (
+    compiler,
     course,
     data,
     functional,
@@ -215,6 +216,7 @@ from minitorch import (
     testing,
     utils,
 )
+from minitorch.compiler import compile  # noqa: A004 (PyTorch's name)
 from minitorch.functional import (
     atleast_1d,
     atleast_2d,

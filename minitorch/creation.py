@@ -365,6 +365,14 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     return _finish(values, as_dtype(dtype or get_default_dtype()), device, requires_grad)
 
 
+def _numbers_from(generator: Generator | None) -> np.random.Generator:
+    """The NumPy generator behind ``generator`` (or the default one). A graph captured
+    by ``minitorch.compile`` could only replay the numbers drawn while it was captured,
+    so drawing inside a capture is refused with an explanation."""
+    dispatch.refuse_in_capture("random numbers (rand, randn, dropout, ...)")
+    return (generator or default_generator).numpy
+
+
 def _random(values: np.ndarray, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
     return _finish(values, as_dtype(dtype or get_default_dtype()), device, requires_grad)
 
@@ -372,7 +380,7 @@ def _random(values: np.ndarray, dtype: Any, device: Any, requires_grad: bool) ->
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:  # fmt: skip
     """Uniform random numbers in ``[0, 1)``."""
-    rng = (generator or default_generator).numpy
+    rng = _numbers_from(generator)
     sizes = _sizes(size)
     with allocating(sizes, 8):
         values = rng.random(sizes)
@@ -382,7 +390,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:  # fmt: skip
     """Standard normal random numbers (mean 0, variance 1)."""
-    rng = (generator or default_generator).numpy
+    rng = _numbers_from(generator)
     sizes = _sizes(size)
     with allocating(sizes, 8):
         values = rng.standard_normal(sizes)
@@ -398,7 +406,7 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
         low, high, size = 0, low, high
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    rng = (generator or default_generator).numpy
+    rng = _numbers_from(generator)
     values = rng.integers(low, high, size=_sizes((tuple(size),)))
     return _finish(values, as_dtype(dtype or int64), device, False)
 
@@ -406,7 +414,7 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None) -> Tensor:  # fmt: skip
     """A random permutation of ``0 .. n-1``."""
-    rng = (generator or default_generator).numpy
+    rng = _numbers_from(generator)
     with allocating(_sizes((n,)), 8):
         values = rng.permutation(n)
     return _finish(values, as_dtype(dtype or int64), device, False)

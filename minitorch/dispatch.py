@@ -103,15 +103,54 @@ def kernels_for(device_type: str) -> ModuleType:
 
 def empty(count: int, numpy_dtype: Any, device_type: str) -> Any:
     module = _loaded.get(_active[device_type])  # ``kernels_for``, inlined: every op allocates
-    return (module or kernels_for(device_type)).empty(count, numpy_dtype)
+    storage = (module or kernels_for(device_type)).empty(count, numpy_dtype)
+    if recording:
+        for recorder in _my_captures():
+            recorder.allocated(storage, device_type)
+    return storage
 
 
 def from_numpy(array: Any, device_type: str) -> Any:
-    return kernels_for(device_type).from_numpy(array)
+    storage = kernels_for(device_type).from_numpy(array)
+    if recording:
+        for recorder in _my_captures():
+            recorder.constant(storage, device_type, array)
+    return storage
 
 
 def to_numpy(storage: Any, device_type: str) -> Any:
+    if recording:
+        for recorder in _my_captures():
+            recorder.host_read(storage)
     return kernels_for(device_type).to_numpy(storage)
+
+
+def validate(t: Any, check: Any) -> None:
+    """Run ``check(values)`` on a host copy of ``t``'s values, to refuse bad input (an
+    index out of range) before a kernel trusts it. Under ``minitorch.compile`` the check
+    is recorded too, so a replay checks each new input the same way."""
+    check_values(_strided(t), t.device.type, check)
+    if recording:
+        for recorder in _my_captures():
+            recorder.validation(t, check)
+
+
+def check_values(operand: Strided, device_type: str, check: Any) -> None:
+    """``check(values)`` on a read-only host view of ``operand``'s elements."""
+    import numpy as np  # (NumPy is imported by then; kept out of dispatch's own imports)
+
+    values = kernels_for(device_type).to_numpy(operand.storage)
+    itemsize = values.itemsize
+    check(np.lib.stride_tricks.as_strided(values[operand.offset :], operand.shape,
+                                          tuple(s * itemsize for s in operand.strides),
+                                          writeable=False))  # fmt: skip
+
+
+def refuse_in_capture(what: str) -> None:
+    """Called by code whose result a captured graph could not replay (random numbers)."""
+    if recording:
+        for recorder in _my_captures():
+            recorder.refuse(what)
 
 
 # --------------------------------------------------------------------------------------
@@ -171,11 +210,41 @@ _traces: tuple[tuple[int, DispatchTrace], ...] = ()
 _traces_lock = threading.Lock()
 _debug = backends.debug_level  # MINITORCH_DEBUG, read once in minitorch/backends/__init__.py
 
-# True while some thread has a ``trace()`` block open or ``MINITORCH_DEBUG`` is on: only
-# then are the kernel calls timed and recorded, and only then does ``Function.apply``
-# push its op's name on ``thread_state.op_stack``. Off (the usual case), a kernel call
-# costs no bookkeeping at all.
+# The open captures of ``minitorch.compile`` (``minitorch/compiler/capture.py``), as
+# (thread id, recorder): each is told every kernel call, allocation and host read of the
+# thread that opened it, and builds a static graph from them. Replaced, never changed.
+_captures: tuple[tuple[int, Any], ...] = ()
+
+# True while some thread has a ``trace()`` block or a capture open, or ``MINITORCH_DEBUG``
+# is on: only then are the kernel calls timed and recorded, and only then does
+# ``Function.apply`` push its op's name on ``thread_state.op_stack``. Off (the usual
+# case), a kernel call costs no bookkeeping at all.
 recording = bool(_traces or _debug)
+
+
+def _my_captures() -> list[Any]:
+    """The recorders of captures opened by this thread (usually none)."""
+    if not _captures:
+        return []
+    thread = threading.get_ident()
+    return [recorder for owner, recorder in _captures if owner == thread]
+
+
+@contextlib.contextmanager
+def capturing(recorder: Any) -> Iterator[Any]:
+    """Tell ``recorder`` every kernel call, allocation and host read of this thread
+    inside the block (``minitorch.compile`` builds its graphs so)."""
+    global _captures, recording
+    entry = (threading.get_ident(), recorder)
+    with _traces_lock:
+        _captures = (*_captures, entry)
+        recording = True
+    try:
+        yield recorder
+    finally:
+        with _traces_lock:
+            _captures = tuple(e for e in _captures if e is not entry)
+            recording = bool(_traces or _captures or _debug)
 
 
 @contextlib.contextmanager
@@ -192,7 +261,7 @@ def trace() -> Iterator[DispatchTrace]:
     finally:
         with _traces_lock:
             _traces = tuple(e for e in _traces if e is not entry)
-            recording = bool(_traces or _debug)
+            recording = bool(_traces or _captures or _debug)
 
 
 @contextlib.contextmanager
@@ -211,7 +280,7 @@ def set_debug(level: int) -> None:
     loader reads the same level: it prints each kernel it loads)."""
     global _debug, recording
     _debug = backends.debug_level = level
-    recording = bool(_traces or _debug)
+    recording = bool(_traces or _captures or _debug)
 
 
 # --------------------------------------------------------------------------------------
@@ -228,7 +297,11 @@ def _strided(t: Any) -> Strided:
 _new_tuple = tuple.__new__
 
 
-def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any:
+def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: tuple) -> Any:
+    """Check devices, run ``call(backend module)``, and record it if anything records.
+
+    ``args`` are the backend call's arguments with tensors in place of ``Strided``
+    operands: what a capture (``minitorch.compile``) keeps of the call."""
     device = out.device
     for t in inputs:
         if t.device is not device and t.device != device:
@@ -243,10 +316,14 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any
     start = time.perf_counter()
     call(module)
     seconds = time.perf_counter() - start
-    operands = (out, *inputs)
-    contiguous = tuple(is_contiguous(t._shape, t._strides) for t in operands)
     stack = thread_state.op_stack
     op, phase = stack[-1] if stack else (kernel, "forward")
+    for recorder in _my_captures():
+        recorder.kernel(primitive, args, device.type, op, phase)
+    if not (_traces or _debug):
+        return out
+    operands = (out, *inputs)
+    contiguous = tuple(is_contiguous(t._shape, t._strides) for t in operands)
     record = DispatchRecord(
         op=op,
         phase=phase,
@@ -276,100 +353,83 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any) -> Any
 
 
 def map(op: str, out: Any, a: Any) -> Any:  # noqa: A001 (the primitive's name)
-    return _run("map", op, out, (a,), lambda k: k.map(op, _strided(out), _strided(a)))
+    return _run("map", op, out, (a,), lambda k: k.map(op, _strided(out), _strided(a)), (op, out, a))
 
 
 def zip(op: str, out: Any, a: Any, b: Any) -> Any:  # noqa: A001
-    return _run(
-        "zip", op, out, (a, b), lambda k: k.zip(op, _strided(out), _strided(a), _strided(b))
-    )
+    return _run("zip", op, out, (a, b), lambda k: k.zip(op, _strided(out), _strided(a), _strided(b)),
+                (op, out, a, b))  # fmt: skip
 
 
 def where(out: Any, cond: Any, a: Any, b: Any) -> Any:
-    return _run(
-        "where",
-        "where",
-        out,
-        (cond, a, b),
-        lambda k: k.where(_strided(out), _strided(cond), _strided(a), _strided(b)),
-    )
+    return _run("where", "where", out, (cond, a, b),
+                lambda k: k.where(_strided(out), _strided(cond), _strided(a), _strided(b)),
+                (out, cond, a, b))  # fmt: skip
 
 
 def reduce(op: str, out: Any, a: Any, dim: int) -> Any:
-    return _run("reduce", op, out, (a,), lambda k: k.reduce(op, _strided(out), _strided(a), dim))
+    return _run("reduce", op, out, (a,), lambda k: k.reduce(op, _strided(out), _strided(a), dim),
+                (op, out, a, dim))  # fmt: skip
 
 
 def arg_reduce(op: str, out: Any, a: Any, dim: int) -> Any:
-    return _run(
-        "arg_reduce", op, out, (a,), lambda k: k.arg_reduce(op, _strided(out), _strided(a), dim)
-    )
+    return _run("arg_reduce", op, out, (a,),
+                lambda k: k.arg_reduce(op, _strided(out), _strided(a), dim), (op, out, a, dim))  # fmt: skip
 
 
 def matmul(out: Any, a: Any, b: Any) -> Any:
-    return _run(
-        "matmul", "matmul", out, (a, b), lambda k: k.matmul(_strided(out), _strided(a), _strided(b))
-    )
+    return _run("matmul", "matmul", out, (a, b),
+                lambda k: k.matmul(_strided(out), _strided(a), _strided(b)), (out, a, b))  # fmt: skip
 
 
 def gather(out: Any, a: Any, dim: int, index: Any) -> Any:
-    return _run(
-        "gather",
-        "gather",
-        out,
-        (a, index),
-        lambda k: k.gather(_strided(out), _strided(a), dim, _strided(index)),
-    )
+    return _run("gather", "gather", out, (a, index),
+                lambda k: k.gather(_strided(out), _strided(a), dim, _strided(index)),
+                (out, a, dim, index))  # fmt: skip
 
 
 def scatter_add(out: Any, dim: int, index: Any, src: Any) -> Any:
-    return _run(
-        "scatter_add",
-        "scatter_add",
-        out,
-        (index, src),
-        lambda k: k.scatter_add(_strided(out), dim, _strided(index), _strided(src)),
-    )
+    return _run("scatter_add", "scatter_add", out, (index, src),
+                lambda k: k.scatter_add(_strided(out), dim, _strided(index), _strided(src)),
+                (out, dim, index, src))  # fmt: skip
 
 
 def scan(op: str, out: Any, a: Any, dim: int) -> Any:
-    return _run("scan", op, out, (a,), lambda k: k.scan(op, _strided(out), _strided(a), dim))
+    return _run("scan", op, out, (a,), lambda k: k.scan(op, _strided(out), _strided(a), dim),
+                (op, out, a, dim))  # fmt: skip
 
 
 # Sorting and the matrix factorisations: whole lines or matrices at a time, not elements.
 
 
 def sort(values: Any, indices: Any, a: Any, dim: int, descending: bool) -> Any:
-    return _run(
-        "sort",
-        "sort",
-        values,
-        (indices, a),
-        lambda k: k.sort(_strided(values), _strided(indices), _strided(a), dim, descending),
-    )
+    return _run("sort", "sort", values, (indices, a),
+                lambda k: k.sort(_strided(values), _strided(indices), _strided(a), dim, descending),
+                (values, indices, a, dim, descending))  # fmt: skip
 
 
 def lu_factor(lu: Any, pivots: Any) -> Any:
-    return _run("lu_factor", "lu_factor", lu, (), lambda k: k.lu_factor(_strided(lu), _strided(pivots)))
+    return _run("lu_factor", "lu_factor", lu, (),
+                lambda k: k.lu_factor(_strided(lu), _strided(pivots)), (lu, pivots))  # fmt: skip
 
 
 def lu_solve(x: Any, lu: Any, pivots: Any) -> Any:
-    return _run(
-        "lu_solve",
-        "lu_solve",
-        x,
-        (lu, pivots),
-        lambda k: k.lu_solve(_strided(x), _strided(lu), _strided(pivots)),
-    )
+    return _run("lu_solve", "lu_solve", x, (lu, pivots),
+                lambda k: k.lu_solve(_strided(x), _strided(lu), _strided(pivots)),
+                (x, lu, pivots))  # fmt: skip
 
 
 def svd(u: Any, s: Any, vh: Any, a: Any) -> Any:
-    return _run(
-        "svd",
-        "svd",
-        s,
-        (a,),
-        lambda k: k.svd(_strided(u), _strided(s), _strided(vh), _strided(a)),
-    )
+    return _run("svd", "svd", s, (a,),
+                lambda k: k.svd(_strided(u), _strided(s), _strided(vh), _strided(a)),
+                (u, s, vh, a))  # fmt: skip
+
+
+def kernel_function(primitive: str, device_type: str) -> Any:
+    """The active backend's function for ``primitive`` on ``device_type``, to be called
+    with ``Strided`` operands: what the replay of a captured graph calls
+    (``minitorch/compiler/replay.py``), skipping the per-call work above."""
+    return getattr(kernels_for(device_type), primitive)
 
 
 def has_primitive(name: str, device_type: str) -> bool:
@@ -388,4 +448,4 @@ def optimizer_step(rule: str, params: list, grads: list, states: tuple[list, ...
         k.optimizer_step(rule, [_strided(p) for p in params], [_strided(g) for g in grads],
                          strided_states, scalars)  # fmt: skip
 
-    return _run("optimizer_step", rule, params[0], others, call)
+    return _run("optimizer_step", rule, params[0], others, call, (rule, params, grads, states, scalars))

@@ -84,11 +84,14 @@ def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | 
                 f"be smaller than src {list(other.shape)}"
             )
     size = x._shape[dim] if x.ndim else 1
-    values = index.detach().cpu().numpy()  # checked on the host: one copy, no kernels
-    bad = values[(values >= size) | (values < 0)]
-    if bad.size:
-        worst = bad.reshape(-1)[0]
-        raise RuntimeError(f"index {worst} is out of bounds for dimension {dim} with size {size}")
+
+    def check(values: np.ndarray) -> None:  # on the host: one copy, no kernels
+        bad = values[(values >= size) | (values < 0)]
+        if bad.size:
+            worst = bad.reshape(-1)[0]
+            raise RuntimeError(f"index {worst} is out of bounds for dimension {dim} with size {size}")
+
+    dispatch.validate(index, check)
 
 
 def _reads_as_1d(x: Tensor, index: Tensor) -> bool:
@@ -161,9 +164,12 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     index = cast(index, int64).reshape(-1)
     size = x._shape[d] if x.ndim else 1
-    values = index.detach().cpu().numpy()
-    if values.size and (values.min() < 0 or values.max() >= size):
-        raise IndexError(f"index out of range in self (dimension {d} has size {size})")
+
+    def check(values: np.ndarray) -> None:
+        if values.size and (values.min() < 0 or values.max() >= size):
+            raise IndexError(f"index out of range in self (dimension {d} has size {size})")
+
+    dispatch.validate(index, check)
     if x.ndim == 0:
         return x.reshape(1).index_select(0, index).reshape(())
     shape = x._shape[:d] + (index.numel(),) + x._shape[d + 1 :]

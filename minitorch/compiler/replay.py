@@ -1,0 +1,205 @@
+"""Replay: run a captured ``Graph`` again on new inputs, with no Python op logic at all.
+
+Eager minitorch pays for every op: argument checks, dtype promotion, broadcasting,
+allocation, a ``Function`` and its graph node. A replay pays none of it. Everything those
+steps decided is already in the graph (each node's operands, with shapes, strides and
+offsets), so replaying is one loop:
+
+    for node in graph.nodes:
+        kernel = the backend's function for node.primitive (or node.code, if generated)
+        kernel(*node's arguments, each Operand turned into a Strided of its storage)
+
+Two tiers, as everywhere in minitorch:
+
+* ``replay(graph, inputs)`` is that loop, written plainly: the specification;
+* ``Program`` is the same loop made cheap. It allocates the graph's temps once (they are
+  the graph's own memory, reused by every call) and turns every operand into its
+  ``Strided`` once, so that a call only rebinds the operands of the inputs and runs the
+  kernels. A ``Program`` must give exactly what ``replay`` gives.
+
+What a replay returns is copied out of the graph's buffers, so a later call never
+changes a result you kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch import dispatch
+from minitorch._tensor import Tensor
+from minitorch.compiler.graph import Buffer, Graph, Node, Operand, OutputSpec, operands_in
+from minitorch.layout import contiguous_strides, numel
+
+Strided = dispatch.Strided  # what a kernel sees of a tensor (minitorch/backends/__init__.py)
+
+# ----------------------------------------------------------------------------------------
+# The plain replay
+# ----------------------------------------------------------------------------------------
+
+
+def replay(graph: Graph, inputs: list[Tensor]) -> Any:
+    """Run ``graph`` on ``inputs`` (its tensor arguments, in order) and return what the
+    captured function returned."""
+    storages = own_storages(graph)
+    check_inputs(graph, inputs)
+    for node in graph.nodes:
+        run(node, [strided(o, graph, storages, inputs) for o in operands_in(node.args)], node.args)
+    return outputs(graph.outputs, lambda o: strided(o, graph, storages, inputs))
+
+
+def own_storages(graph: Graph) -> dict[int, Any]:
+    """A storage for every buffer except the inputs: its own one (variables, state,
+    constants) or a new one (temps; a temp placed in another temp's storage by memory
+    planning shares it)."""
+    storages: dict[int, Any] = {}
+    shared: dict[int, int] = {}  # placement target -> elements it must hold
+    for buffer in graph.buffers:
+        if buffer.kind == "temp":
+            target = graph.placement.get(buffer.index, buffer.index)
+            shared[target] = max(shared.get(target, 0), buffer.count)
+    for buffer in graph.buffers:
+        if buffer.kind == "temp":
+            target = graph.placement.get(buffer.index, buffer.index)
+            if target not in storages:
+                storages[target] = dispatch.empty(shared[target], buffer.dtype, buffer.device_type)
+            storages[buffer.index] = storages[target]
+        elif buffer.kind == "constant" and buffer.storage is None:
+            buffer.storage = dispatch.from_numpy(buffer.values.reshape(-1), buffer.device_type)
+            storages[buffer.index] = buffer.storage
+        elif buffer.kind != "input":
+            storages[buffer.index] = buffer.storage
+    return storages
+
+
+def strided(o: Operand, graph: Graph, storages: dict[int, Any], inputs: list[Tensor]) -> Strided:
+    """The kernel's view of operand ``o``: an input's is moved by how far the new
+    argument's offset is from the captured one's."""
+    buffer = graph.buffers[o.buffer]
+    if buffer.kind == "input":
+        arg = inputs[buffer.input_index]
+        return Strided(arg._storage, o.shape, o.strides, o.offset - buffer.input_offset + arg._offset)
+    return Strided(storages[o.buffer], o.shape, o.strides, o.offset)
+
+
+def check_inputs(graph: Graph, inputs: list[Tensor]) -> None:
+    """Refuse an input whose storage is too small for what the graph reads of it (the
+    guard checked shapes and strides; an argument's offset and storage may differ)."""
+    for buffer, low, high in input_extents(graph):
+        arg = inputs[buffer.input_index]
+        shift = arg._offset - buffer.input_offset
+        if low + shift < 0 or high + shift >= len(arg._storage):
+            raise RuntimeError(
+                f"compiled function: argument {buffer.name!r} does not hold the elements the "
+                "captured graph reads (its storage is smaller than when it was captured)"
+            )
+
+
+def input_extents(graph: Graph) -> list[tuple[Buffer, int, int]]:
+    """For each input buffer: the lowest and highest position any node reads or writes."""
+    extents: dict[int, list[int]] = {}
+    specs = [spec.operand for spec in flatten_outputs(graph.outputs)]
+    for o in [o for node in graph.nodes for o in operands_in(node.args)] + specs:
+        reach = o.positions()
+        if reach is None or graph.buffers[o.buffer].kind != "input":
+            continue
+        low, high = extents.setdefault(o.buffer, [reach[0], reach[1]])
+        extents[o.buffer] = [min(low, reach[0]), max(high, reach[1])]
+    return [(graph.buffers[i], low, high) for i, (low, high) in extents.items()]
+
+
+def run(node: Node, operands: list[Strided], args: tuple) -> None:
+    """Call ``node``'s kernel with ``operands`` in place of its ``Operand``s."""
+    supply = iter(operands)
+    call_args = _substitute(args, supply)
+    if node.primitive == "check":
+        dispatch.check_values(call_args[0], node.device_type, node.code)
+    elif node.code is not None:
+        node.code(*call_args)
+    else:
+        dispatch.kernel_function(node.primitive, node.device_type)(*call_args)
+
+
+def _substitute(value: Any, supply: Any) -> Any:
+    if isinstance(value, Operand):
+        return next(supply)
+    if isinstance(value, list):
+        return [_substitute(v, supply) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_substitute(v, supply) for v in value)
+    return value
+
+
+def flatten_outputs(value: Any) -> list[OutputSpec]:
+    if isinstance(value, OutputSpec):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in flatten_outputs(v)]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in flatten_outputs(v)]
+    return []
+
+
+def outputs(value: Any, view_of: Any) -> Any:
+    """The function's return value rebuilt: each ``OutputSpec`` copied into a new tensor
+    (``view_of(operand)`` is where its elements are now)."""
+    if isinstance(value, OutputSpec):
+        return copy_out(value, view_of(value.operand))
+    if isinstance(value, (list, tuple)):
+        items = [outputs(v, view_of) for v in value]
+        return tuple(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        return {k: outputs(v, view_of) for k, v in value.items()}
+    return value
+
+
+def copy_out(spec: OutputSpec, source: Strided) -> Tensor:
+    shape = spec.operand.shape
+    device_type = spec.device.type
+    storage = dispatch.empty(numel(shape), source.storage.dtype, device_type)
+    out = Strided(storage, shape, contiguous_strides(shape), 0)
+    dispatch.kernel_function("map", device_type)("copy", out, source)
+    return Tensor._make(storage, shape, out.strides, 0, spec.dtype, spec.device)
+
+
+# ----------------------------------------------------------------------------------------
+# The fast replay
+# ----------------------------------------------------------------------------------------
+
+
+class Program:
+    """A graph made ready to run many times (see the module docstring).
+
+    ``steps`` holds one ``(kernel, arguments)`` pair per node whose operands are all the
+    graph's own; a node that reads or writes an input keeps its ``Operand``s and is
+    completed on each call."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.storages = own_storages(graph)
+        self.extents = input_extents(graph)
+        self.steps: list[tuple[Any, Any, Node | None]] = []
+        for node in graph.nodes:
+            touches_input = any(graph.buffers[o.buffer].kind == "input" for o in operands_in(node.args))
+            if touches_input or node.primitive == "check":
+                self.steps.append((None, None, node))
+                continue
+            call_args = _substitute(node.args, iter([self._own(o) for o in operands_in(node.args)]))
+            kernel = node.code or dispatch.kernel_function(node.primitive, node.device_type)
+            self.steps.append((kernel, call_args, None))
+
+    def _own(self, o: Operand) -> Strided:
+        return Strided(self.storages[o.buffer], o.shape, o.strides, o.offset)
+
+    def __call__(self, inputs: list[Tensor]) -> Any:
+        graph, storages = self.graph, self.storages
+        for buffer, low, high in self.extents:  # (check_inputs, inlined)
+            arg = inputs[buffer.input_index]
+            shift = arg._offset - buffer.input_offset
+            if low + shift < 0 or high + shift >= len(arg._storage):
+                check_inputs(graph, inputs)  # raises with the message
+        for kernel, call_args, node in self.steps:
+            if node is None:
+                kernel(*call_args)
+            else:
+                run(node, [strided(o, graph, storages, inputs) for o in operands_in(node.args)], node.args)
+        return outputs(graph.outputs, lambda o: strided(o, graph, storages, inputs))
