@@ -297,7 +297,8 @@ def _strided(t: Any) -> Strided:
 _new_tuple = tuple.__new__
 
 
-def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: tuple) -> Any:
+def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: tuple,
+         scalars_again: Any = None) -> Any:  # fmt: skip
     """Check devices, run ``call(backend module)``, and record it if anything records.
 
     ``args`` are the backend call's arguments with tensors in place of ``Strided``
@@ -319,7 +320,7 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
     stack = thread_state.op_stack
     op, phase = stack[-1] if stack else (kernel, "forward")
     for recorder in _my_captures():
-        recorder.kernel(primitive, args, device.type, op, phase)
+        recorder.kernel(primitive, args, device.type, op, phase, scalars_again)
     if not (_traces or _debug):
         return out
     operands = (out, *inputs)
@@ -425,6 +426,34 @@ def svd(u: Any, s: Any, vh: Any, a: Any) -> Any:
                 (u, s, vh, a))  # fmt: skip
 
 
+def record_replayed(primitive: str, kernel: str, device_type: str, operands: list, op: str, phase: str,
+                    seconds: float) -> None:  # fmt: skip
+    """Add a kernel call that a compiled graph's replay made (``minitorch/compiler/replay.py``,
+    which calls kernels directly) to this thread's open ``trace()`` blocks, so that the
+    dispatch viewer and the profiler see replayed work too. ``operands``: output first."""
+    from minitorch.dtypes import from_numpy_dtype
+
+    module = kernels_for(device_type)
+    contiguous = tuple(is_contiguous(o.shape, o.strides) for o in operands)
+    record = DispatchRecord(
+        op=op, phase=phase, primitive=primitive, kernel=kernel, backend=module.NAME,
+        device=device_type, dtype=from_numpy_dtype(operands[-1].storage.dtype).name,
+        shapes=tuple(o.shape for o in operands), strides=tuple(o.strides for o in operands),
+        contiguous=contiguous, path="contiguous" if all(contiguous) else "strided",
+        seconds=seconds, frames=((op, phase),),
+    )  # fmt: skip
+    thread = threading.get_ident()
+    for owner, records in _traces:
+        if owner == thread:
+            records.append(record)
+
+
+def capturing_now() -> bool:
+    """Whether this thread is inside a capture (a compiled function called inside another
+    one then runs eagerly, so that the outer capture sees its kernel calls)."""
+    return bool(_my_captures())
+
+
 def kernel_function(primitive: str, device_type: str) -> Any:
     """The active backend's function for ``primitive`` on ``device_type``, to be called
     with ``Strided`` operands: what the replay of a captured graph calls
@@ -438,9 +467,11 @@ def has_primitive(name: str, device_type: str) -> bool:
     return hasattr(kernels_for(device_type), name)
 
 
-def optimizer_step(rule: str, params: list, grads: list, states: tuple[list, ...], scalars: list) -> None:
+def optimizer_step(rule: str, params: list, grads: list, states: tuple[list, ...], scalars: list,
+                   scalars_again: Any = None) -> None:  # fmt: skip
     """One kernel call updates every parameter in ``params`` (one device and dtype) with
-    the element rule ``rule`` ("sgd", "adam"): ``minitorch/backends/reference_optimizer.py``."""
+    the element rule ``rule`` ("sgd", "adam"): ``minitorch/backends/reference_optimizer.py``.
+    ``scalars_again()`` gives the numbers of a later step (for a compiled replay)."""
     others = tuple(t for group in (grads, *states) for t in group) + tuple(params[1:])
 
     def call(k: ModuleType) -> None:
@@ -448,4 +479,5 @@ def optimizer_step(rule: str, params: list, grads: list, states: tuple[list, ...
         k.optimizer_step(rule, [_strided(p) for p in params], [_strided(g) for g in grads],
                          strided_states, scalars)  # fmt: skip
 
-    return _run("optimizer_step", rule, params[0], others, call, (rule, params, grads, states, scalars))
+    return _run("optimizer_step", rule, params[0], others, call, (rule, params, grads, states, scalars),
+                scalars_again)

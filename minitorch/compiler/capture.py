@@ -126,8 +126,17 @@ class Recorder:
 
     # ----- what dispatch reports ----------------------------------------------------------
 
-    def kernel(self, primitive: str, args: tuple, device_type: str, op: str, phase: str) -> None:
-        node = Node(primitive, self._convert(args, device_type), device_type, op, phase)
+    def kernel(self, primitive: str, args: tuple, device_type: str, op: str, phase: str,
+               scalars_again: Any = None) -> None:  # fmt: skip
+        if primitive == "optimizer_step" and scalars_again is None:
+            raise CaptureError(
+                f"the compiled function runs an optimizer step ({user_line()}) whose numbers "
+                "a replay could not recompute (parameters of several dtypes or devices in "
+                "one group): give each dtype and device its own optimizer, or leave the "
+                "step uncompiled."
+            )
+        node = Node(primitive, self._convert(args, device_type), device_type, op, phase,
+                    scalars_again=scalars_again)  # fmt: skip
         self.nodes.append(node)
         # A result computed from constants only is a constant too (its values are fixed
         # by the shapes, which the guard checks): reading it back is allowed.

@@ -57,6 +57,8 @@ class CompiledFunction:
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if dispatch.capturing_now():  # inside another compiled function's capture
+            return self.fn(*args, **kwargs)
         leaves, tensors = guards.flatten_arguments(self.fn, args, kwargs)
         key = guards.guard_key(leaves)
         program = self.programs.get(key)

@@ -137,6 +137,9 @@ class Node:
     op: str = ""
     phase: str = "forward"
     code: Any = None  # a generated kernel; None: the backend's primitive
+    # For ``optimizer_step``: the Python half of the step, called by each replay for this
+    # step's numbers (the last argument): Adam's bias corrections change every step.
+    scalars_again: Any = None
     source: str = ""  # the generated kernel's source text
     name: str = ""  # "n0", "n1", ... (set by Graph.renumber)
 

@@ -23,6 +23,7 @@ changes a result you kept.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from minitorch import dispatch
@@ -111,6 +112,8 @@ def run(node: Node, operands: list[Strided], args: tuple) -> None:
     """Call ``node``'s kernel with ``operands`` in place of its ``Operand``s."""
     supply = iter(operands)
     call_args = _substitute(args, supply)
+    if node.scalars_again is not None:  # this step's numbers (see Node.scalars_again)
+        call_args = (*call_args[:-1], node.scalars_again())
     if node.primitive == "check":
         dispatch.check_values(call_args[0], node.device_type, node.code)
     elif node.code is not None:
@@ -180,7 +183,7 @@ class Program:
         self.steps: list[tuple[Any, Any, Node | None]] = []
         for node in graph.nodes:
             touches_input = any(graph.buffers[o.buffer].kind == "input" for o in operands_in(node.args))
-            if touches_input or node.primitive == "check":
+            if touches_input or node.primitive == "check" or node.scalars_again is not None:
                 self.steps.append((None, None, node))
                 continue
             call_args = _substitute(node.args, iter([self._own(o) for o in operands_in(node.args)]))
@@ -197,9 +200,26 @@ class Program:
             shift = arg._offset - buffer.input_offset
             if low + shift < 0 or high + shift >= len(arg._storage):
                 check_inputs(graph, inputs)  # raises with the message
+        if dispatch.recording:  # a trace() block is open: record each call as it runs
+            return self._traced(inputs)
         for kernel, call_args, node in self.steps:
             if node is None:
                 kernel(*call_args)
             else:
                 run(node, [strided(o, graph, storages, inputs) for o in operands_in(node.args)], node.args)
+        return outputs(graph.outputs, lambda o: strided(o, graph, storages, inputs))
+
+    def _traced(self, inputs: list[Tensor]) -> Any:
+        """``__call__`` with every kernel call timed and added to the open traces."""
+        graph, storages = self.graph, self.storages
+        for node in graph.nodes:
+            operands = [strided(o, graph, storages, inputs) for o in operands_in(node.args)]
+            start = time.perf_counter()
+            run(node, operands, node.args)
+            seconds = time.perf_counter() - start
+            written = [strided(o, graph, storages, inputs) for o in node.writes]
+            if written:
+                read = [strided(o, graph, storages, inputs) for o in node.reads]
+                dispatch.record_replayed(node.primitive, node.kernel, node.device_type, written[:1] + read,
+                                         f"{node.op} (replay)", node.phase, seconds)  # fmt: skip
         return outputs(graph.outputs, lambda o: strided(o, graph, storages, inputs))

@@ -18,6 +18,8 @@ exists for the same reason). Each function
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import is_grad_enabled
@@ -37,31 +39,37 @@ def can_fuse(params: list[Tensor]) -> bool:
     )
 
 
+def sgd_rows(fresh: list[bool], *, lr: float, momentum: float, dampening: float, weight_decay: float,
+             nesterov: bool, maximize: bool) -> list[tuple]:  # fmt: skip
+    """The SGD rule's numbers for each parameter (``fresh``: it has no momentum buffer yet)."""
+    return [(lr, momentum, 1 - dampening, weight_decay, nesterov, maximize, new) for new in fresh]
+
+
 def fused_sgd_(params: list[Tensor], grads: list[Tensor], momentum_buffers: list[Tensor | None], *,
                lr: float, momentum: float, dampening: float, weight_decay: float, nesterov: bool,
-               maximize: bool) -> list[Tensor | None]:  # fmt: skip
+               maximize: bool, rows_again: Callable[[], list[tuple]] | None = None,
+               ) -> list[Tensor | None]:  # fmt: skip
     """One ``torch.optim.SGD`` step of every parameter, in place. ``momentum_buffers[i]``
     is ``None`` while parameter ``i`` has none yet; with momentum the step makes it (the
-    kernel fills it with the gradient). Returns the buffers."""
+    kernel fills it with the gradient). Returns the buffers. ``rows_again``: see
+    ``_launch``."""
     if momentum != 0:
         buffers = [param.new_empty(param.shape) if buffer is None else buffer
                    for param, buffer in zip(params, momentum_buffers)]  # fmt: skip
     else:
         buffers = params  # not used by the rule: read by the kernel, never written
-    rows = [(lr, momentum, 1 - dampening, weight_decay, nesterov, maximize, buffer is None)
-            for buffer in momentum_buffers]  # fmt: skip
-    _launch("sgd", params, grads, (buffers,), rows)
+    rows = sgd_rows([buffer is None for buffer in momentum_buffers], lr=lr, momentum=momentum,
+                    dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
+                    maximize=maximize)  # fmt: skip
+    _launch("sgd", params, grads, (buffers,), rows, rows_again)
     return buffers if momentum != 0 else list(momentum_buffers)
 
 
-def fused_adam_(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
-                exp_avg_sqs: list[Tensor], max_exp_avg_sqs: list[Tensor] | None,
-                steps: list[float], *, lr: float, beta1: float, beta2: float, eps: float,
-                weight_decay: float, amsgrad: bool, maximize: bool,
-                decoupled_weight_decay: bool) -> None:  # fmt: skip
-    """One ``torch.optim.Adam`` step (``AdamW``'s with ``decoupled_weight_decay``) of
-    every parameter, in place. ``steps[i]`` counts parameter ``i``'s steps, this one
-    included; ``max_exp_avg_sqs`` is needed with ``amsgrad`` only."""
+def adam_rows(params: list[Tensor], steps: list[float], *, lr: float, beta1: float, beta2: float,
+              eps: float, weight_decay: float, amsgrad: bool, maximize: bool,
+              decoupled_weight_decay: bool) -> list[tuple]:  # fmt: skip
+    """The Adam rule's numbers for each parameter at its step ``steps[i]``: the bias
+    corrections change every step."""
     beta1_weight = 1 - beta1
     rows = []
     for param, step in zip(params, steps):
@@ -71,13 +79,34 @@ def fused_adam_(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor
         rows.append((beta1_weight, float(one - param.dtype.numpy.type(beta1_weight)), beta2, 1 - beta2,
                      eps, weight_decay, 1 - lr * weight_decay, decoupled_weight_decay, amsgrad,
                      maximize, -(lr / bias_correction1), bias_correction2**0.5))  # fmt: skip
+    return rows
+
+
+def fused_adam_(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor],
+                exp_avg_sqs: list[Tensor], max_exp_avg_sqs: list[Tensor] | None,
+                steps: list[float], *, lr: float, beta1: float, beta2: float, eps: float,
+                weight_decay: float, amsgrad: bool, maximize: bool, decoupled_weight_decay: bool,
+                rows_again: Callable[[], list[tuple]] | None = None) -> None:  # fmt: skip
+    """One ``torch.optim.Adam`` step (``AdamW``'s with ``decoupled_weight_decay``) of
+    every parameter, in place. ``steps[i]`` counts parameter ``i``'s steps, this one
+    included; ``max_exp_avg_sqs`` is needed with ``amsgrad`` only. ``rows_again``: see
+    ``_launch``."""
+    rows = adam_rows(params, steps, lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                     weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                     decoupled_weight_decay=decoupled_weight_decay)  # fmt: skip
     max_sqs = max_exp_avg_sqs if amsgrad else params  # without amsgrad: read, never written
-    _launch("adam", params, grads, (exp_avgs, exp_avg_sqs, max_sqs), rows)
+    _launch("adam", params, grads, (exp_avgs, exp_avg_sqs, max_sqs), rows, rows_again)
 
 
 def _launch(rule: str, params: list[Tensor], grads: list[Tensor], states: tuple[list[Tensor], ...],
-            rows: list[tuple]) -> None:  # fmt: skip
-    """Check, then one kernel call per (device, dtype) group of parameters."""
+            rows: list[tuple], rows_again: Callable[[], list[tuple]] | None) -> None:  # fmt: skip
+    """Check, then one kernel call per (device, dtype) group of parameters.
+
+    ``rows_again`` is the Python half of the step, for ``minitorch.compile``: a replay of
+    a captured training step runs no optimizer code, yet the numbers may change between
+    steps (Adam's bias corrections, a learning rate a scheduler set). So the recorded
+    kernel call keeps this function, and each replay calls it for the step's numbers (and,
+    for Adam, to count the step)."""
     checking_autograd = is_grad_enabled()
     for i, param in enumerate(params):
         if checking_autograd or 0 in param._strides:  # (the common case skips the call)
@@ -97,6 +126,8 @@ def _launch(rule: str, params: list[Tensor], grads: list[Tensor], states: tuple[
         groups = {}  # (device, dtype) -> the positions of its parameters
         for i, param in enumerate(params):
             groups.setdefault((param.device, param.dtype), []).append(i)
+    if len(groups) > 1:
+        rows_again = None  # (one function per kernel call would count Adam's steps twice)
     for members in groups.values():
         dispatch.optimizer_step(
             rule,
@@ -104,6 +135,7 @@ def _launch(rule: str, params: list[Tensor], grads: list[Tensor], states: tuple[
             [grads[i] for i in members],
             tuple([state[i] for i in members] for state in states),
             [rows[i] for i in members],
+            rows_again,
         )
     for i, param in enumerate(params):
         param._bump_version()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitorch.ops.optimizer_step import fused_adam_
+from minitorch.ops.optimizer_step import adam_rows, fused_adam_
 from minitorch.optim.optimizer import Optimizer
 
 
@@ -83,16 +83,28 @@ class Adam(Optimizer):
     def _fused_step(self, params: list, group: dict[str, Any]) -> None:
         """The same update for all of ``params`` in one kernel call."""
         states = [self._state(param, group) for param in params]
-        for state in states:
-            state["step"] = float(state["step"]) + 1
-        beta1, beta2 = group["betas"]
+
+        def count_step() -> list[float]:
+            for state in states:
+                state["step"] = float(state["step"]) + 1
+            return [state["step"] for state in states]
+
+        def hyperparameters() -> dict[str, Any]:
+            beta1, beta2 = group["betas"]
+            return {"lr": group["lr"], "beta1": beta1, "beta2": beta2, "eps": group["eps"],
+                    "weight_decay": group["weight_decay"], "amsgrad": group["amsgrad"],
+                    "maximize": group["maximize"],
+                    "decoupled_weight_decay": self.decoupled_weight_decay}  # fmt: skip
+
+        def rows_again() -> list[tuple]:
+            """What this method does in Python, for each replay of a compiled step: count
+            the step, and work out its bias corrections."""
+            return adam_rows(params, count_step(), **hyperparameters())
+
         fused_adam_(params, [param.grad for param in params], [state["exp_avg"] for state in states],
                     [state["exp_avg_sq"] for state in states],
                     [state["max_exp_avg_sq"] for state in states] if group["amsgrad"] else None,
-                    [state["step"] for state in states], lr=group["lr"], beta1=beta1, beta2=beta2,
-                    eps=group["eps"], weight_decay=group["weight_decay"], amsgrad=group["amsgrad"],
-                    maximize=group["maximize"],
-                    decoupled_weight_decay=self.decoupled_weight_decay)  # fmt: skip
+                    count_step(), rows_again=rows_again, **hyperparameters())  # fmt: skip
 
 
 class AdamW(Adam):

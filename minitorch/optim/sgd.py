@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitorch.ops.optimizer_step import fused_sgd_
+from minitorch.ops.optimizer_step import fused_sgd_, sgd_rows
 from minitorch.optim.optimizer import Optimizer
 
 
@@ -63,10 +63,18 @@ class SGD(Optimizer):
     def _fused_step(self, params: list, group: dict[str, Any]) -> None:
         """The same update for all of ``params`` in one kernel call."""
         buffers = [self.state.get(param, {}).get("momentum_buffer") for param in params]
+
+        def rows_again() -> list[tuple]:
+            """A later step's numbers, for a compiled step's replay (every buffer exists
+            by then; the learning rate is read again, so a scheduler's change counts)."""
+            return sgd_rows([False] * len(params), lr=group["lr"], momentum=group["momentum"],
+                            dampening=group["dampening"], weight_decay=group["weight_decay"],
+                            nesterov=group["nesterov"], maximize=group["maximize"])  # fmt: skip
+
         buffers = fused_sgd_(params, [param.grad for param in params], buffers, lr=group["lr"],
                              momentum=group["momentum"], dampening=group["dampening"],
                              weight_decay=group["weight_decay"], nesterov=group["nesterov"],
-                             maximize=group["maximize"])  # fmt: skip
+                             maximize=group["maximize"], rows_again=rows_again)  # fmt: skip
         if group["momentum"] != 0:
             for param, buffer in zip(params, buffers):
                 self.state.setdefault(param, {})["momentum_buffer"] = buffer

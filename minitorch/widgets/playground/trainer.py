@@ -29,13 +29,14 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from minitorch import optim
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.compiler import CaptureError, compile  # noqa: A004 (PyTorch's name)
 from minitorch.creation import tensor
 from minitorch.dtypes import float32, int64
 from minitorch.nn import functional as F
@@ -90,6 +91,8 @@ class Trainer:
         self.step_seconds = 0.0  # time of the last epoch of training
         self.built: PlaygroundConfig | None = None  # the config the model was built from
         self.last_outputs: list[Tensor] = []  # every layer's output on all points
+        self.compiled = True  # train with a captured step (see ``train_epoch``)
+        self._step: Any = None
         self.apply(self.config)
 
     # ----- settings ----------------------------------------------------------------------
@@ -108,6 +111,7 @@ class Trainer:
     def apply(self, config: PlaygroundConfig) -> None:
         """Take new settings: rebuild what they change (see ``config.RESETTING``)."""
         self.config = config
+        self._forget_step()
         if self.problems:
             self.message = "; ".join(self.problems)
             return
@@ -157,6 +161,7 @@ class Trainer:
             self.model = network.build_model(self.sizes, config.activation, output_activation,
                                              seed=config.seed).to(self.device)  # fmt: skip
             self.optimizer = self._make_optimizer()
+            self._forget_step()
             self.epoch, self.history, self.diverged = 0, [], False
             self.snapshots.clear()
             self.evaluate()
@@ -258,17 +263,35 @@ class Trainer:
         return self.stop_reason()
 
     def train_epoch(self) -> None:
-        """One pass over the training points, one optimizer step per batch."""
-        model, optimizer = self.model, self.optimizer
+        """One pass over the training points, one optimizer step per batch.
+
+        The step runs compiled (``minitorch.compile``): its kernel calls are captured
+        once per batch shape and then replayed, with none of the eager per-op work. Any
+        change of settings makes a new model or optimizer and so a new capture
+        (``_forget_step``); ``compiled = False`` trains eagerly."""
+        step = self._step
+        if step is None:
+            step = self._step = compile(self.train_step) if self.compiled else self.train_step
         for inputs, targets in self.batches:
-            optimizer.zero_grad()
-            loss = self.loss(model(inputs), targets)
-            penalty = self.penalty()
-            if penalty is not None:
-                loss = loss + penalty
-            loss.backward()
-            optimizer.step()
+            try:
+                step(inputs, targets)
+            except CaptureError:  # something this setup does cannot be captured: go eager
+                self._step = self.train_step
+                self.train_step(inputs, targets)
         self.epoch += 1
+
+    def train_step(self, inputs: Tensor, targets: Tensor) -> None:
+        """One optimizer step on one batch: the code ``train_epoch`` compiles."""
+        self.optimizer.zero_grad()
+        loss = self.loss(self.model(inputs), targets)
+        penalty = self.penalty()
+        if penalty is not None:
+            loss = loss + penalty
+        loss.backward()
+        self.optimizer.step()
+
+    def _forget_step(self) -> None:
+        self._step = None
 
     def stop_reason(self) -> str | None:
         """The stop condition that holds now, if any."""
@@ -375,5 +398,6 @@ class Trainer:
         epoch = self.snapshots.load(index, self.model)
         self.epoch = epoch
         self.optimizer = self._make_optimizer()
+        self._forget_step()
         with self.computing():
             self.evaluate()
