@@ -110,7 +110,6 @@ class Recorder:
         if entry is None:  # state from before the capture
             buffer = self._add(t._storage, "variable", device_type, weak=False)
             buffer.storage = t._storage
-            buffer.owner = weakref.ref(t._base if t._base is not None else t)
         else:
             buffer = entry.buffer
         return Operand(buffer.index, t._shape, t._strides, t._offset)

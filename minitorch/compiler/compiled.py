@@ -54,7 +54,8 @@ class CompiledFunction:
         self.recaptures: list[str] = []
         self.graph: Graph | None = None
         self._last_key: tuple | None = None
-        functools.update_wrapper(self, fn)
+        functools.update_wrapper(self, fn, updated=())  # its name and docstring
+        self.name = getattr(fn, "__name__", type(fn).__name__)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if dispatch.capturing_now():  # inside another compiled function's capture
@@ -71,9 +72,9 @@ class CompiledFunction:
         if key in self.eager:
             return self.fn(*args, **kwargs)
         seen = self.calls[key] = self.calls.get(key, 0) + 1
+        if seen == 1:
+            self._note_new_key(key)
         if seen <= self.warmup:
-            if seen == 1:
-                self._note_new_key(key)
             return self.fn(*args, **kwargs)
         if len(self.programs) >= CACHE_LIMIT:
             self.eager[key] = f"more than {CACHE_LIMIT} graphs captured: running eagerly"
@@ -94,7 +95,7 @@ class CompiledFunction:
                 "it returns tensors that require grad, and a replay records no autograd graph "
                 "for them: run it under torch.no_grad(), or call backward() inside it"
             )
-            warnings.warn(f"minitorch.compile: {self.fn.__name__} runs eagerly: {self.eager[key]}",
+            warnings.warn(f"minitorch.compile: {self.name} runs eagerly: {self.eager[key]}",
                           stacklevel=3)  # fmt: skip
             return result
         spec = recorder.outputs(result)
@@ -123,7 +124,7 @@ class CompiledFunction:
 
     def explain(self) -> str:
         """What happened so far, in words: graphs, recaptures, eager fallbacks."""
-        lines = [f"{self.fn.__name__}: {len(self.graphs)} graph(s) captured"]
+        lines = [f"{self.name}: {len(self.graphs)} graph(s) captured"]
         lines += [f"  recaptured: {reason}" for reason in self.recaptures]
         lines += [f"  runs eagerly: {reason}" for reason in dict.fromkeys(self.eager.values())]
         return "\n".join(lines)

@@ -90,7 +90,7 @@ class Buffer:
     input_index: int = -1  # for inputs: which tensor argument (in flattening order) ...
     input_offset: int = 0  # ... and that argument's offset when it was captured
     values: Any = None  # for constants: the host values it was made from
-    owner: Any = None  # for variables: a weak reference to the tensor that holds it
+    owner: Any = None  # for named variables: a weak reference to the tensor of that name
 
     @property
     def nbytes(self) -> int:

@@ -9,6 +9,7 @@ gradient or an optimizer state holds gets that thing's name; the rest keep ``b7`
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from minitorch._tensor import Tensor
@@ -42,14 +43,14 @@ def reachable_objects(fn: Any) -> list[tuple[str, Any]]:
     return [(name, value) for name, value in found if isinstance(value, (Module, Optimizer))]
 
 
-def tensor_names(fn: Any) -> dict[int, str]:
-    """id(storage) -> name, for every tensor reachable as described above."""
-    names: dict[int, str] = {}
+def tensor_names(fn: Any) -> dict[int, tuple[str, Tensor]]:
+    """id(storage) -> (name, tensor), for every tensor reachable as described above."""
+    names: dict[int, tuple[str, Tensor]] = {}
     param_names: dict[int, str] = {}
 
     def add(t: Any, name: str) -> None:
         if isinstance(t, Tensor):
-            names.setdefault(id(t._storage), name)
+            names.setdefault(id(t._storage), (name, t))
 
     objects = reachable_objects(fn)
     for prefix, obj in objects:
@@ -71,8 +72,14 @@ def tensor_names(fn: Any) -> dict[int, str]:
 
 
 def name_buffers(graph: Graph, fn: Any) -> None:
-    """Give every unnamed variable or state buffer of ``graph`` its name, if found."""
+    """Give every unnamed variable or state buffer of ``graph`` its name, if found, and
+    make the tensor that has that name the variable's owner (the guard checks that it
+    still holds this storage: ``guards.stale_variable``)."""
     names = tensor_names(fn)
     for buffer in graph.buffers:
-        if not buffer.name and buffer.storage is not None:
-            buffer.name = names.get(id(buffer.storage), "")
+        found = names.get(id(buffer.storage)) if buffer.storage is not None else None
+        if found is None:
+            continue
+        buffer.name = buffer.name or found[0]
+        if buffer.kind == "variable":
+            buffer.owner = weakref.ref(found[1])
