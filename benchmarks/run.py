@@ -13,7 +13,8 @@ Prints one table and writes it as JSON to ``benchmarks/results/``. Each workload
 for every implementation in the same run; a ratio is *minitorch's speed / the peer's
 speed* (``peer time / minitorch time``): 1.0 means as fast, 0.5 means twice as slow.
 Each target is checked in every condition measured (ok / MISSED); ``*`` marks those of
-issue 12. Timings are the fastest of many short batches (the machine may be shared).
+issue 12, ``+`` those of issue 13 (a step compiled by ``minitorch.compile`` against
+PyTorch's eager step). Timings are the fastest of many short batches (the machine may be shared).
 Nothing here is a test: speed is measured, never asserted.
 """
 
@@ -75,10 +76,16 @@ def best_time(fn, budget: float) -> float:
 GROUPS = (("numba", "reference"), ("numpy",), ("torch",))
 
 
+def selected_workloads() -> list:
+    """``WORKLOADS``, or those ``--only`` names."""
+    only = os.environ.get("MINITORCH_BENCHMARK_ONLY", "")
+    return [w for w in WORKLOADS if only in w.name]
+
+
 def time_group(implementations: list[str], budget: float, quick: bool) -> dict:
     """``{workload name: {implementation: seconds}}`` for the given implementations."""
     seconds: dict = {}
-    for workload in WORKLOADS:
+    for workload in selected_workloads():
         if (quick and workload.slow) or workload.missing():
             continue
         for implementation in implementations:
@@ -193,7 +200,7 @@ def print_table(rows: list[dict], conditions: list[str]) -> None:
               f"{'vs numpy':>9}{'vs torch':>9}")  # fmt: skip
     for condition in others:
         header += f" |{condition + ' numba':>14}{'vs numpy':>9}{'vs torch':>9}"
-    header += f"  {'target (* issue 12)':<32}" + "".join(f"{c:>13}" for c in conditions)
+    header += f"  {'target (* issue 12, + 13)':<32}" + "".join(f"{c:>13}" for c in conditions)
     print(header)
     print("-" * len(header))
     for row in rows:
@@ -210,7 +217,7 @@ def print_table(rows: list[dict], conditions: list[str]) -> None:
             line += f" |{ours:>14}" + format_ratios(row["ratio"][condition])
         target = row.get("target")
         if target:
-            mark = "*" if target["issue"] == 12 else " "
+            mark = {12: "*", 13: "+"}.get(target["issue"], " ")
             line += f"  {mark}{target['text']:<31}" + "".join(f"{verdict(row, c):>13}" for c in conditions)
         print(line)
 
@@ -222,8 +229,11 @@ def main() -> None:
     parser.add_argument("--pinned", action="store_true", help="run each library on one core (taskset -c 0)")
     parser.add_argument("--loaded", action="store_true", help="time beside a busy process on core 1")
     parser.add_argument("--both", action="store_true", help="quiet and loaded columns in one table")
+    parser.add_argument("--only", help="only the workloads whose name contains this text")
     parser.add_argument("--group", help=argparse.SUPPRESS)  # internal: time these, print JSON
     args = parser.parse_args()
+    if args.only:  # (read by time_group, in this process and in the timing subprocesses)
+        os.environ["MINITORCH_BENCHMARK_ONLY"] = args.only
     budget = 0.2 if args.quick else 0.6
     if args.group:
         print(json.dumps(time_group(args.group.split(","), budget, args.quick)))
@@ -242,7 +252,7 @@ def main() -> None:
                 for name, times in time_in_subprocess(group, args.quick, args.pinned).items():
                     measured.setdefault(name, {}).setdefault(condition, {}).update(times)
     rows = []
-    for workload in WORKLOADS:
+    for workload in selected_workloads():
         if args.quick and workload.slow:
             continue
         missing = workload.missing()

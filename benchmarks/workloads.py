@@ -225,7 +225,13 @@ def _mlp(lib, sizes, activation):
     return lib.nn.Sequential(*layers)
 
 
-def _playground_step(lib):
+def _compiled(lib, step):
+    """``step`` captured and replayed by ``minitorch.compile`` (issue 13); PyTorch's peer
+    is its eager step, the code students run."""
+    return minitorch.compile(step) if lib is minitorch else step
+
+
+def _playground_step(lib, compiled=False):
     lib.manual_seed(0)
     points = _array((500, 2), 10)
     labels = (points[:, :1] * points[:, 1:] > 0).astype(np.float32)
@@ -233,13 +239,14 @@ def _playground_step(lib):
     model = _mlp(lib, (2, 8, 8, 1), lambda lib: lib.nn.Tanh())
     optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
 
-    def step():
+    def step(x, y):
         optimizer.zero_grad()
         loss = ((model(x) - y) ** 2).mean()
         loss.backward()
         optimizer.step()
 
-    return step
+    run = _compiled(lib, step) if compiled else step
+    return lambda: run(x, y)
 
 
 def playground_step_minitorch():
@@ -247,22 +254,22 @@ def playground_step_minitorch():
     return _playground_step(minitorch)
 
 
-def playground() -> Workload:
+def playground(compiled: bool = False) -> Workload:
     def make(implementation):
         if implementation == "numpy":
             return None
-        return _playground_step(torch if implementation == "torch" else minitorch)
+        return _playground_step(torch if implementation == "torch" else minitorch, compiled)
 
     return Workload(
-        "Playground MLP step 500x(2-8-8-1)",
+        "Playground MLP step 500x(2-8-8-1)" + (", compiled" if compiled else ""),
         "ms",
         make,
-        needs=("nn.Linear", "nn.Tanh", "nn.Sequential", "optim.SGD"),
-        target=Target("torch", 1 / 1.5, issue=12),
+        needs=("nn.Linear", "nn.Tanh", "nn.Sequential", "optim.SGD") + (("compile",) if compiled else ()),
+        target=Target("torch", 1.0, issue=13) if compiled else Target("torch", 1 / 1.5, issue=12),
     )
 
 
-def digits_epoch() -> Workload:
+def digits_epoch(compiled: bool = False) -> Workload:
     features = _array((1797, 64), 11)
     labels = np.random.default_rng(12).integers(0, 10, 1797)
 
@@ -279,19 +286,25 @@ def digits_epoch() -> Workload:
         ]
         cross_entropy = lib.nn.functional.cross_entropy
 
+        def step(x, y):
+            optimizer.zero_grad()
+            cross_entropy(model(x), y).backward()
+            optimizer.step()
+
+        run = _compiled(lib, step) if compiled else step
+
         def epoch():
             for x, y in batches:
-                optimizer.zero_grad()
-                cross_entropy(model(x), y).backward()
-                optimizer.step()
+                run(x, y)
 
         return epoch
 
     return Workload(
-        "digits MLP epoch 1797x(64-128-10)",
+        "digits MLP epoch 1797x(64-128-10)" + (", compiled" if compiled else ""),
         "ms",
         make,
-        needs=("nn.Linear", "nn.ReLU", "nn.Sequential", "optim.SGD", "nn.functional.cross_entropy"),
+        needs=("nn.Linear", "nn.ReLU", "nn.Sequential", "optim.SGD", "nn.functional.cross_entropy")
+        + (("compile",) if compiled else ()),
         target=Target("torch", 1 / 1.5, issue=12),
     )
 
@@ -303,9 +316,9 @@ def digits_epoch() -> Workload:
 POLYNOMIAL_STEPS = 2000
 
 
-def _polynomial_autograd(lib):
+def _polynomial_autograd(lib, compiled=False):
     """The tutorial's autograd version: four 0-d weights, the update written by hand.
-    One call is the whole fit, from the same start."""
+    One call is the whole fit, from the same start (``compiled``: each step compiled)."""
     x = lib.linspace(-math.pi, math.pi, 2000)
     y = lib.sin(x)
 
@@ -313,22 +326,28 @@ def _polynomial_autograd(lib):
         lib.manual_seed(0)
         a, b, c, d = (lib.randn((), requires_grad=True) for _ in range(4))
         learning_rate = 1e-6
-        for _ in range(POLYNOMIAL_STEPS):
+
+        def step():
             y_pred = a + b * x + c * x**2 + d * x**3
             loss = (y_pred - y).pow(2).sum()
             loss.backward()
             with lib.no_grad():
-                a -= learning_rate * a.grad
-                b -= learning_rate * b.grad
-                c -= learning_rate * c.grad
-                d -= learning_rate * d.grad
+                a.sub_(learning_rate * a.grad)
+                b.sub_(learning_rate * b.grad)
+                c.sub_(learning_rate * c.grad)
+                d.sub_(learning_rate * d.grad)
                 a.grad = b.grad = c.grad = d.grad = None
+            return loss
+
+        run = _compiled(lib, step) if compiled else step
+        for _ in range(POLYNOMIAL_STEPS):
+            loss = run()
         return loss
 
     return fit
 
 
-def _polynomial_nn(lib):
+def _polynomial_nn(lib, compiled=False):
     """The tutorial's ``nn`` version, with ``optim.SGD`` doing the update."""
     x = lib.linspace(-math.pi, math.pi, 2000)
     y = lib.sin(x)
@@ -339,29 +358,35 @@ def _polynomial_nn(lib):
         model = lib.nn.Sequential(lib.nn.Linear(3, 1), lib.nn.Flatten(0, 1))
         loss_fn = lib.nn.MSELoss(reduction="sum")
         optimizer = lib.optim.SGD(model.parameters(), lr=1e-6)
-        for _ in range(POLYNOMIAL_STEPS):
+
+        def step():
             loss = loss_fn(model(xx), y)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            return loss
+
+        run = _compiled(lib, step) if compiled else step
+        for _ in range(POLYNOMIAL_STEPS):
+            loss = run()
         return loss
 
     return fit
 
 
-def polynomial(version: str) -> Workload:
+def polynomial(version: str, compiled: bool = False) -> Workload:
     builder = _polynomial_autograd if version == "autograd" else _polynomial_nn
 
     def make(implementation):
         if implementation in ("numpy", "reference"):
             return None
-        return builder(torch if implementation == "torch" else minitorch)
+        return builder(torch if implementation == "torch" else minitorch, compiled)
 
-    needs = ("linspace", "sin", "no_grad")
+    needs = ("linspace", "sin", "no_grad") + (("compile",) if compiled else ())
     if version == "nn":
         needs += ("nn.Linear", "nn.Flatten", "nn.MSELoss", "optim.SGD")
     return Workload(
-        f"polynomial fit, {version} ({POLYNOMIAL_STEPS} steps)",
+        f"polynomial fit, {version} ({POLYNOMIAL_STEPS} steps)" + (", compiled" if compiled else ""),
         "ms",
         make,
         needs=needs,
@@ -383,5 +408,9 @@ WORKLOADS = [
     digits_epoch(),
     polynomial("autograd"),
     polynomial("nn"),
+    playground(compiled=True),
+    digits_epoch(compiled=True),
+    polynomial("autograd", compiled=True),
+    polynomial("nn", compiled=True),
 ]
 WORKLOADS[3].slow = True  # n = 1024 is left out by --quick

@@ -125,25 +125,28 @@ def to_numpy(storage: Any, device_type: str) -> Any:
     return kernels_for(device_type).to_numpy(storage)
 
 
-def validate(t: Any, check: Any) -> None:
-    """Run ``check(values)`` on a host copy of ``t``'s values, to refuse bad input (an
-    index out of range) before a kernel trusts it. Under ``minitorch.compile`` the check
-    is recorded too, so a replay checks each new input the same way."""
-    check_values(_strided(t), t.device.type, check)
+def validate(t: Any, check: Any) -> Any:
+    """Return ``check(values)`` on a host copy of ``t``'s values: it raises for bad input
+    (an index out of range) before a kernel trusts it, and may answer a question the op
+    needs (are all targets counted?). Under ``minitorch.compile`` the check is recorded
+    too: a replay checks each new input the same way, and captures again if the answer
+    differs."""
+    answer = check_values(_strided(t), t.device.type, check)
     if recording:
         for recorder in _my_captures():
-            recorder.validation(t, check)
+            recorder.validation(t, check, answer)
+    return answer
 
 
-def check_values(operand: Strided, device_type: str, check: Any) -> None:
+def check_values(operand: Strided, device_type: str, check: Any) -> Any:
     """``check(values)`` on a read-only host view of ``operand``'s elements."""
     import numpy as np  # (NumPy is imported by then; kept out of dispatch's own imports)
 
     values = kernels_for(device_type).to_numpy(operand.storage)
     itemsize = values.itemsize
-    check(np.lib.stride_tricks.as_strided(values[operand.offset :], operand.shape,
-                                          tuple(s * itemsize for s in operand.strides),
-                                          writeable=False))  # fmt: skip
+    return check(np.lib.stride_tricks.as_strided(values[operand.offset :], operand.shape,
+                                                 tuple(s * itemsize for s in operand.strides),
+                                                 writeable=False))  # fmt: skip
 
 
 def refuse_in_capture(what: str) -> None:

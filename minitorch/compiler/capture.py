@@ -39,6 +39,11 @@ class CaptureError(RuntimeError):
     """The function did something a captured graph could not replay faithfully."""
 
 
+class ValuesChanged(Exception):
+    """A replay's input check answered differently than during the capture (an op chose
+    its path by the values, e.g. whether any target is ``ignore_index``): capture again."""
+
+
 def user_line() -> str:
     """``file:line`` of the innermost caller outside minitorch (where the student wrote
     the read), for error messages."""
@@ -157,9 +162,11 @@ class Recorder:
             "call .item() on the result), or leave this function uncompiled."
         )
 
-    def validation(self, t: Tensor, check: Any) -> None:
-        self.nodes.append(Node("check", (self.operand(t, t.device.type),), t.device.type, "check",
-                               "forward", code=check))  # fmt: skip
+    def validation(self, t: Tensor, check: Any, answer: Any) -> None:
+        """A check node: a replay runs ``check`` on the new values, and an answer other
+        than ``answer`` means the op would now take another path (``ValuesChanged``)."""
+        self.nodes.append(Node("check", (self.operand(t, t.device.type), answer), t.device.type,
+                               "check", "forward", code=check))  # fmt: skip
 
     def refuse(self, what: str) -> None:
         raise CaptureError(

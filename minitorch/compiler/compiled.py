@@ -30,7 +30,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.compiler import guards
-from minitorch.compiler.capture import CaptureError, Recorder
+from minitorch.compiler.capture import CaptureError, Recorder, ValuesChanged
 from minitorch.compiler.graph import Graph
 from minitorch.compiler.naming import name_buffers
 from minitorch.compiler.passes import DEFAULT_PASSES, PASSES
@@ -66,9 +66,13 @@ class CompiledFunction:
         if program is not None:
             stale = guards.stale_variable(program.graph)
             if stale is None:
-                return program(tensors)
+                try:
+                    return program(tensors)
+                except ValuesChanged as change:  # raised before any kernel ran
+                    stale = str(change)
             self._forget(key)
-            self._note(f"{stale}", key)
+            self._note(stale, key)
+            return self._capture(key, leaves, tensors, args, kwargs)
         if key in self.eager:
             return self.fn(*args, **kwargs)
         seen = self.calls[key] = self.calls.get(key, 0) + 1

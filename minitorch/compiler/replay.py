@@ -28,6 +28,7 @@ from typing import Any
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
+from minitorch.compiler.capture import ValuesChanged
 from minitorch.compiler.graph import Buffer, Graph, Node, Operand, OutputSpec, operands_in
 from minitorch.layout import contiguous_strides, numel
 
@@ -43,9 +44,24 @@ def replay(graph: Graph, inputs: list[Tensor]) -> Any:
     captured function returned."""
     storages = own_storages(graph)
     check_inputs(graph, inputs)
-    for node in graph.nodes:
+    for node in checks_first(graph):
         run(node, [strided(o, graph, storages, inputs) for o in operands_in(node.args)], node.args)
     return outputs(graph.outputs, lambda o: strided(o, graph, storages, inputs))
+
+
+def checks_first(graph: Graph) -> list[Node]:
+    """The nodes in the order a replay runs them: the input checks whose values exist
+    before any kernel ran (an index passed in) first, so that bad input, or values that
+    send an op down another path, stop the replay before it changed anything."""
+    written: set[int] = set()
+    early, rest = [], []
+    for node in graph.nodes:
+        if node.primitive == "check" and node.reads[0].buffer not in written:
+            early.append(node)
+        else:
+            rest.append(node)
+        written.update(o.buffer for o in node.writes)
+    return early + rest
 
 
 def own_storages(graph: Graph) -> dict[int, Any]:
@@ -115,7 +131,10 @@ def run(node: Node, operands: list[Strided], args: tuple) -> None:
     if node.scalars_again is not None:  # this step's numbers (see Node.scalars_again)
         call_args = (*call_args[:-1], node.scalars_again())
     if node.primitive == "check":
-        dispatch.check_values(call_args[0], node.device_type, node.code)
+        operand, answer = call_args
+        if dispatch.check_values(operand, node.device_type, node.code) != answer:
+            raise ValuesChanged(f"the values checked by {node.name} now give another answer than "
+                                f"{answer!r}: the op takes another path")  # fmt: skip
     elif node.code is not None:
         node.code(*call_args)
     else:
@@ -181,7 +200,7 @@ class Program:
         self.storages = own_storages(graph)
         self.extents = input_extents(graph)
         self.steps: list[tuple[Any, Any, Node | None]] = []
-        for node in graph.nodes:
+        for node in checks_first(graph):
             touches_input = any(graph.buffers[o.buffer].kind == "input" for o in operands_in(node.args))
             if touches_input or node.primitive == "check" or node.scalars_again is not None:
                 self.steps.append((None, None, node))
@@ -212,7 +231,7 @@ class Program:
     def _traced(self, inputs: list[Tensor]) -> Any:
         """``__call__`` with every kernel call timed and added to the open traces."""
         graph, storages = self.graph, self.storages
-        for node in graph.nodes:
+        for node in checks_first(graph):
             operands = [strided(o, graph, storages, inputs) for o in operands_in(node.args)]
             start = time.perf_counter()
             run(node, operands, node.args)

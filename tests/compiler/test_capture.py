@@ -221,3 +221,18 @@ def test_decorator_form_and_passes_argument():
     f(x), f(x)
     assert f.graph.passes == []
     np.testing.assert_array_equal(f(x).numpy(), (x.exp() + 1).numpy())
+
+
+def test_an_op_that_chose_its_path_by_values_is_captured_again():
+    # nll_loss skips the ignore_index work when no target is ignored: a replay checks
+    # that this still holds, and captures again (before running anything) when not.
+    logits = minitorch.randn(4, 3)
+    f = minitorch.compile(lambda x, t: minitorch.nn.functional.cross_entropy(x, t, ignore_index=1))
+    counted = minitorch.tensor([0, 2, 0, 2])
+    with_ignored = minitorch.tensor([0, 1, 2, 1])
+    for target in (counted, counted, counted, with_ignored, counted):
+        expected = minitorch.nn.functional.cross_entropy(logits, target, ignore_index=1)
+        assert f(logits, target).item() == expected.item()
+    assert len(f.recaptures) == 2 and "another answer" in f.recaptures[0]
+    with pytest.raises(IndexError, match="Target 5 is out of bounds"):
+        f(logits, minitorch.tensor([0, 5, 0, 2]))

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
+from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import is_grad_enabled
@@ -190,21 +193,26 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
         )
     logp, flat_target, _ = _classes_last(input, target)  # (raises for a wrong shape)
     classes = logp.shape[1]
-    # Check the class indices on the host (a few integers): cheaper than kernels, and a
-    # bad index must never reach the gather kernel, which does no bounds checks.
-    values = flat_target.detach().cpu().numpy()
-    valid_host = values != ignore_index
-    bad = valid_host & ((values < 0) | (values >= classes))
-    if bad.any():
-        raise IndexError(
-            f"Target {int(values[bad][0])} is out of bounds: the input has {classes} classes, so "
-            f"class indices must be in [0, {classes - 1}] (or equal ignore_index={ignore_index})"
-        )
+
+    def check(values: np.ndarray) -> bool:
+        """Refuse a class index out of range (it must never reach the gather kernel,
+        which does no bounds checks); answer whether every target counts (none is
+        ``ignore_index``). On the host: a few integers, cheaper than kernels."""
+        valid = values != ignore_index
+        bad = valid & ((values < 0) | (values >= classes))
+        if bad.any():
+            raise IndexError(
+                f"Target {int(values[bad][0])} is out of bounds: the input has {classes} classes, "
+                f"so class indices must be in [0, {classes - 1}] (or equal ignore_index={ignore_index})"
+            )
+        return bool(valid.all())
+
+    all_valid = dispatch.validate(flat_target, check)
     if weight is not None and (weight.ndim != 1 or weight.shape[0] != classes):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
                            f"no classes but got weight tensor of shape: {list(weight.shape)}")  # fmt: skip
     return NllLoss.apply(input, target=target.to(int64), weight=weight, ignore_index=ignore_index,
-                         all_valid=bool(valid_host.all()), reduction=reduction)  # fmt: skip
+                         all_valid=all_valid, reduction=reduction)  # fmt: skip
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
