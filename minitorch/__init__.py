@@ -211,6 +211,7 @@ from minitorch import (
     functional,
     linalg,
     nn,
+    onnx,  # torch.onnx (imports the onnx package only when exporting)
     optim,
     profiler,  # torch.profiler
     testing,

@@ -1,0 +1,132 @@
+"""``minitorch.onnx.export``: a model's forward, captured as a static graph, saved as ONNX.
+
+ONNX is a file format for computation graphs that many runtimes execute (onnxruntime,
+TensorRT, a browser's WebGPU). Exporting needs the graph written down, which is exactly
+what ``minitorch.compile`` captures (``minitorch/compiler/``): so the exporter
+
+1. copies each input tensor into a storage of its own, in order (the ONNX input is a
+   plain tensor, with no strides);
+2. runs ``model(*args)`` once, in eval mode and under ``no_grad``, with a ``Recorder``
+   listening to dispatch (``dispatch.capturing``): every kernel call becomes a node;
+3. drops the calls whose results the outputs do not need (the ``dead_code`` pass) and
+   names the parameters (``0.weight``);
+4. writes each node as ONNX ops (``primitives.py``), each view of a buffer as the ops
+   that read or write it (``views.py``), parameters and constants as initializers;
+5. checks the model with ``onnx.checker`` and saves it.
+
+Like ``torch.onnx.export``'s tracing, this records one run: Python control flow is baked
+in, and every shape is fixed to the example's (the batch size too).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Any
+
+import onnx
+from onnx import helper
+
+from minitorch import dispatch
+from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.compiler.capture import Recorder
+from minitorch.compiler.graph import Buffer, Graph
+from minitorch.compiler.guards import flatten_arguments
+from minitorch.compiler.naming import name_buffers
+from minitorch.compiler.passes.dead_code import dead_code
+from minitorch.compiler.replay import flatten_outputs
+from minitorch.nn.module import Module
+from minitorch.onnx.primitives import emit
+from minitorch.onnx.views import OnnxGraphBuilder, element_type
+
+DEFAULT_OPSET = 18  # the reductions take their axes as an input from opset 18 on
+OLDEST_OPSET = 18
+
+
+def export(model: Any, args: Any, f: str | os.PathLike | IO[bytes], *,
+           input_names: list[str] | None = None, output_names: list[str] | None = None,
+           opset_version: int | None = None) -> onnx.ModelProto:  # fmt: skip
+    """Save ``model``'s forward on ``args`` (a tensor or a tuple of arguments) as an ONNX
+    model in ``f`` (a path or a binary file), and return the model.
+
+    ``input_names`` and ``output_names`` name the graph's inputs and outputs in order
+    (default: the forward's argument names, ``output``). A ``Module`` is run in eval mode
+    (dropout off, batch norm on its running statistics) and put back as it was. The
+    shapes are the example's: run the exported model on inputs of the same shapes."""
+    opset = DEFAULT_OPSET if opset_version is None else opset_version
+    if opset < OLDEST_OPSET:
+        raise ValueError(f"minitorch.onnx writes opset {OLDEST_OPSET} or newer, got opset_version={opset}")
+    args = own_copies(args if isinstance(args, tuple) else (args,))
+    graph, shapes = capture(model, args)
+    onnx_model = build_model(graph, shapes, input_names, output_names, opset)
+    onnx.checker.check_model(onnx_model, full_check=True)
+    onnx.save(onnx_model, f)
+    return onnx_model
+
+
+def own_copies(value: Any) -> Any:
+    """``value`` with each tensor replaced by a contiguous copy in a storage of its own."""
+    if isinstance(value, Tensor):
+        return value.detach().contiguous().clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(own_copies(v) for v in value)
+    return value
+
+
+def capture(model: Any, args: tuple) -> tuple[Graph, list[tuple[int, ...]]]:
+    """The kernel calls of ``model(*args)`` under ``no_grad`` (in eval mode) as a
+    ``Graph``, and the shapes of its input tensors."""
+    forward = model.forward if isinstance(model, Module) else model
+    leaves, tensors = flatten_arguments(forward, args, {})
+    names = [name for name, value in leaves if isinstance(value, Tensor)]
+    training = isinstance(model, Module) and model.training
+    if training:
+        model.eval()
+    try:
+        recorder = Recorder(tensors, names)
+        with no_grad(), dispatch.capturing(recorder):
+            result = model(*args)
+    finally:
+        if training:
+            model.train()
+    graph = dead_code(recorder.finish(recorder.outputs(result)))
+    name_buffers(graph, model)
+    return graph, [t.shape for t in tensors]
+
+
+def initial_values(buffer: Buffer) -> Any:
+    """The values a buffer starts with in the exported model: a parameter's or a
+    constant's (an initializer); None for the ones the graph computes."""
+    if buffer.kind == "constant" and buffer.values is not None:
+        return buffer.values
+    if buffer.kind in ("variable", "constant"):
+        return dispatch.to_numpy(buffer.storage, buffer.device_type).copy()
+    return None
+
+
+def build_model(graph: Graph, shapes: list[tuple[int, ...]], input_names: list[str] | None,
+                output_names: list[str] | None, opset: int) -> onnx.ModelProto:  # fmt: skip
+    """The ONNX model computing ``graph``'s outputs from its inputs."""
+    builder = OnnxGraphBuilder(graph.buffers, initial_values)
+    inputs = []
+    for buffer in graph.buffers_of("input"):
+        i = buffer.input_index
+        name = input_names[i] if input_names else graph.input_names[i]
+        inputs.append(helper.make_tensor_value_info(name, element_type(buffer.dtype), shapes[i]))
+        builder.fresh(name)
+        builder.flat[buffer.index] = builder.op("Reshape", name, builder.ints([buffer.count]))
+    for node in graph.nodes:
+        builder.prefix = node.name
+        emit(builder, node)
+    outputs = []
+    specs = flatten_outputs(graph.outputs)
+    for i, spec in enumerate(specs):
+        builder.prefix = "output"
+        default = "output" if len(specs) == 1 else f"output{i}"
+        name = builder.fresh(output_names[i] if output_names else default)
+        builder.nodes.append(helper.make_node("Identity", [builder.read(spec.operand)], [name]))
+        dtype = graph.buffers[spec.operand.buffer].dtype
+        outputs.append(helper.make_tensor_value_info(name, element_type(dtype), list(spec.operand.shape)))
+    onnx_graph = helper.make_graph(builder.nodes, "minitorch", inputs, outputs, builder.initializers)
+    return helper.make_model(onnx_graph, opset_imports=[helper.make_opsetid("", opset)],
+                             producer_name="minitorch")  # fmt: skip

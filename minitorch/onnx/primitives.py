@@ -1,0 +1,157 @@
+"""Each primitive kernel call of a captured graph, as ONNX nodes.
+
+A captured node is ``primitive(args)`` on strided views (``minitorch/compiler/graph.py``).
+``emit(builder, node)`` reads its input views (``OnnxGraphBuilder.read``), computes the
+kernel's result with ONNX ops, and writes it into its output view (``write``):
+
+=============================== =====================================================
+primitive                       ONNX
+=============================== =====================================================
+``map(op, out, a)``             the elementwise op (``Exp``, ``Relu``...; ``copy``
+                                between dtypes is ``Cast``)
+``zip(op, out, a, b)``          ``Add``, ``Mul``, ``Max``, ``Less``, ``And``...
+``where(out, cond, a, b)``      ``Where``
+``reduce(op, out, a, dim)``     ``ReduceSum``/``ReduceMax``/... on ``dim``, keepdims=1
+``arg_reduce(op, out, a, dim)`` ``ArgMax``/``ArgMin`` on ``dim``, keepdims=1
+``matmul(out, a, b)``           ``MatMul``
+``gather(out, a, dim, index)``  ``GatherElements``
+``scatter_add(out, ...)``       ``ScatterElements`` with reduction="add"
+``scan("sum", out, a, dim)``    ``CumSum``
+=============================== =====================================================
+
+The inputs of a kernel are cast to its output's dtype first, as the kernel computes in
+that dtype (comparisons keep theirs, logical ops take booleans). Input checks (``check``
+nodes) are dropped: ONNX runtimes check indices themselves. Anything else (sorting, the
+factorisations, an optimizer step, a fused kernel) raises ``UnsupportedOperatorError``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitorch.compiler.graph import Node, Operand
+from minitorch.onnx.errors import UnsupportedOperatorError
+from minitorch.onnx.views import OnnxGraphBuilder
+
+UNARY = {
+    "neg": "Neg", "abs": "Abs", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "sin": "Sin",
+    "cos": "Cos", "asin": "Asin", "acos": "Acos", "atan": "Atan", "tanh": "Tanh",
+    "sinh": "Sinh", "cosh": "Cosh", "erf": "Erf", "sigmoid": "Sigmoid", "relu": "Relu",
+    "sign": "Sign", "floor": "Floor", "ceil": "Ceil", "reciprocal": "Reciprocal",
+    "logical_not": "Not", "bitwise_not": "BitwiseNot",
+}  # fmt: skip
+BINARY = {
+    "add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "pow": "Pow", "maximum": "Max",
+    "minimum": "Min", "eq": "Equal", "lt": "Less", "le": "LessOrEqual", "gt": "Greater",
+    "ge": "GreaterOrEqual", "logical_and": "And", "logical_or": "Or",
+    "bitwise_and": "BitwiseAnd", "bitwise_or": "BitwiseOr", "bitwise_xor": "BitwiseXor",
+}  # fmt: skip
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+LOGICAL = {"logical_not", "logical_and", "logical_or"}
+REDUCE = {"sum": "ReduceSum", "prod": "ReduceProd", "max": "ReduceMax", "min": "ReduceMin",
+          "any": "ReduceMax", "all": "ReduceMin"}  # fmt: skip
+
+
+def unsupported(node: Node, why: str = "") -> UnsupportedOperatorError:
+    what = node.primitive if node.kernel == node.primitive else f"{node.primitive}:{node.kernel}"
+    return UnsupportedOperatorError(
+        f"minitorch.onnx: cannot export {node.op or what} (kernel call {node.name}: {what})"
+        f"{': ' + why if why else ''}. The exporter writes map, zip, where, reduce, "
+        "arg_reduce, matmul, gather, scatter_add and cumsum kernels; run this part of the "
+        "model outside the exported module."
+    )
+
+
+def input_in(builder: OnnxGraphBuilder, view: Operand, dtype: np.dtype) -> str:
+    """``view`` read and cast to ``dtype``."""
+    return builder.cast(builder.read(view), builder.buffers[view.buffer].dtype, dtype)
+
+
+def emit(builder: OnnxGraphBuilder, node: Node) -> None:
+    """Add the ONNX nodes computing ``node`` (see the module's table)."""
+    primitive = node.primitive
+    if primitive == "check":
+        return
+    if primitive in ("map", "zip"):
+        kernel, out, *inputs = node.args
+        builder.write(out, elementwise(builder, node, kernel, out, inputs))
+    elif primitive == "where":
+        out, cond, a, b = node.args
+        dtype = builder.buffers[out.buffer].dtype
+        condition = input_in(builder, cond, np.dtype(bool))
+        chosen = builder.op("Where", condition, input_in(builder, a, dtype), input_in(builder, b, dtype))
+        builder.write(out, chosen)
+    elif primitive == "reduce":
+        kernel, out, a, dim = node.args
+        builder.write(out, reduction(builder, kernel, out, a, dim))
+    elif primitive == "arg_reduce":
+        kernel, out, a, dim = node.args
+        found = builder.op("ArgMax" if kernel == "max" else "ArgMin", builder.read(a), axis=dim, keepdims=1)
+        builder.write(out, builder.cast(found, np.dtype(np.int64), builder.buffers[out.buffer].dtype))
+    elif primitive == "matmul":
+        out, a, b = node.args
+        dtype = builder.buffers[out.buffer].dtype
+        builder.write(out, builder.op("MatMul", input_in(builder, a, dtype), input_in(builder, b, dtype)))
+    elif primitive == "gather":
+        out, a, dim, index = node.args
+        # torch.gather lets ``a`` be larger than ``index`` off ``dim``; ONNX wants equal
+        # sizes there, so read the corner of ``a`` that the index can reach (a view).
+        corner = tuple(a.shape[d] if d == dim else size for d, size in enumerate(index.shape))
+        source = Operand(a.buffer, corner, a.strides, a.offset)
+        where = input_in(builder, index, np.dtype(np.int64))
+        builder.write(out, builder.op("GatherElements", builder.read(source), where, axis=dim))
+    elif primitive == "scatter_add":
+        out, dim, index, src = node.args
+        dtype = builder.buffers[out.buffer].dtype
+        part = Operand(src.buffer, index.shape, src.strides, src.offset)  # the part it adds
+        added = builder.op("ScatterElements", builder.read(out), input_in(builder, index, np.dtype(np.int64)),
+                           input_in(builder, part, dtype), axis=dim, reduction="add")  # fmt: skip
+        builder.write(out, added)
+    elif primitive == "scan" and node.args[0] == "sum":
+        _, out, a, dim = node.args
+        dtype = builder.buffers[out.buffer].dtype
+        builder.write(out, builder.op("CumSum", input_in(builder, a, dtype), builder.ints(dim)))
+    else:
+        raise unsupported(node)
+
+
+def elementwise(builder: OnnxGraphBuilder, node: Node, kernel: str, out: Operand, inputs: list) -> str:
+    """``map`` and ``zip``: the value ``kernel`` computes from ``inputs``."""
+    dtype = builder.buffers[out.buffer].dtype
+    if kernel in COMPARISONS:
+        common = np.result_type(*(builder.buffers[v.buffer].dtype for v in inputs))
+        a, b = (input_in(builder, v, common) for v in inputs)
+        if kernel == "ne":
+            return builder.op("Not", builder.op("Equal", a, b))
+        return builder.op(BINARY[kernel], a, b)
+    args = [input_in(builder, v, np.dtype(bool) if kernel in LOGICAL else dtype) for v in inputs]
+    if kernel == "copy":
+        return args[0]
+    if kernel in UNARY:
+        return builder.op(UNARY[kernel], *args)
+    if kernel in BINARY:
+        return builder.op(BINARY[kernel], *args)
+    floating = np.issubdtype(dtype, np.floating)
+    if kernel == "log1p":
+        return builder.op("Log", builder.op("Add", args[0], builder.constant(np.ones((), dtype), "one")))
+    if kernel == "rsqrt":
+        return builder.op("Reciprocal", builder.op("Sqrt", args[0]))
+    if kernel == "floordiv" and floating:  # floor(a / b)
+        return builder.op("Floor", builder.op("Div", *args))
+    if kernel == "remainder" and floating:  # a - floor(a / b) * b: the sign of b, as Python's %
+        a, b = args
+        return builder.op("Sub", a, builder.op("Mul", builder.op("Floor", builder.op("Div", a, b)), b))
+    if kernel == "remainder":
+        return builder.op("Mod", *args, fmod=0)
+    raise unsupported(node, f"no ONNX op for {kernel} on {dtype.name}")
+
+
+def reduction(builder: OnnxGraphBuilder, kernel: str, out: Operand, a: Operand, dim: int) -> str:
+    """``reduce``: fold dimension ``dim`` of ``a``, keeping it with size 1."""
+    dtype = builder.buffers[out.buffer].dtype
+    if kernel in ("any", "all"):  # booleans folded as 0/1 integers: any = max, all = min
+        truth = input_in(builder, a, np.dtype(bool))
+        values = builder.cast(truth, np.dtype(bool), np.dtype(np.int32))
+        folded = builder.op(REDUCE[kernel], values, builder.ints([dim]), keepdims=1)
+        return builder.cast(folded, np.dtype(np.int32), dtype)
+    return builder.op(REDUCE[kernel], input_in(builder, a, dtype), builder.ints([dim]), keepdims=1)
