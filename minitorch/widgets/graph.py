@@ -26,9 +26,12 @@ from typing import Any
 import traitlets
 
 from minitorch._tensor import Tensor
+from minitorch.compiler.compiled import CompiledFunction
+from minitorch.compiler.graph import Graph as CapturedGraph
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
 from minitorch.widgets.graph_extract import Graph, collapse, extract, module_paths, record_json
 from minitorch.widgets.graph_layout import Layout, dot_available, dot_layout, layered_layout
+from minitorch.widgets.static_graph import static_graph
 from minitorch.widgets.stride_state import ViewChain
 from minitorch.widgets.svg import COLORS, Drawing, text_width
 from minitorch.widgets.tensor_info import describe, describe_text
@@ -272,14 +275,21 @@ class GraphWidget(MinitorchWidget):
         return str(drawing)
 
 
-def graph(output: Tensor | Iterable[Tensor], params: Any = None, layout: str = "layered") -> GraphWidget:
+def graph(output: Tensor | Iterable[Tensor] | CompiledFunction | CapturedGraph, params: Any = None,
+          layout: str = "layered", autograd: Tensor | Iterable[Tensor] | None = None) -> Any:  # fmt: skip
     """The autograd graph behind ``output`` (a tensor or a list of them).
 
     ``params`` names the leaves: a dict ``{name: tensor}``, ``(name, tensor)`` pairs, or
     an ``nn.Module`` (its ``named_parameters()``; run the forward inside
     ``minitorch.widgets.watch(model)`` to also group nodes by module). ``layout`` is
     ``"layered"`` (ours, always available) or ``"dot"`` (Graphviz, when installed).
+
+    Static mode: for a ``minitorch.compile``d function (or its ``.graph``), the captured
+    graph of kernel calls, beside the autograd graph of ``autograd`` (what an eager call
+    returned, e.g. the first call's loss): ``static_graph.py``.
     """
+    if isinstance(output, (CompiledFunction, CapturedGraph)):
+        return static_graph(output, autograd, parameter_names(params))
     outputs = [output] if isinstance(output, Tensor) else list(output)
     if not outputs or not all(isinstance(t, Tensor) for t in outputs):
         raise TypeError("graph() expects a tensor or a list of tensors")

@@ -140,12 +140,15 @@ def _barycenter(node: str, neighbours: dict, slot: dict) -> float:
 
 
 def layered_layout(sizes: dict[str, tuple[float, float]], edges: Sequence[tuple[str, str]],
-                   sweeps: int = 4) -> Layout:  # fmt: skip
-    """Lay out nodes (``id -> (width, height)``) and directed edges, top to bottom."""
+                   sweeps: int = 4, rows: dict[str, int] | None = None) -> Layout:  # fmt: skip
+    """Lay out nodes (``id -> (width, height)``) and directed edges, top to bottom.
+
+    ``rows`` gives every node its row instead of step 1 (each edge must point to a
+    lower row): the captured graph (``static_graph.py``) keeps each phase in a band."""
     nodes = list(sizes)
     pairs = [(s, t) for s, t in edges if s != t and s in sizes and t in sizes]
     upright = _break_cycles(nodes, pairs)
-    row_of = _rows(nodes, upright)
+    row_of = dict(rows) if rows is not None else _rows(nodes, upright)
     width = {n: sizes[n][0] for n in nodes}
 
     # 2. Cut long edges into one-row pieces through dummy nodes.
