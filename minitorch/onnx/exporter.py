@@ -29,7 +29,7 @@ from onnx import helper
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.compiler.capture import Recorder
+from minitorch.compiler.capture import CaptureError, Recorder
 from minitorch.compiler.graph import Buffer, Graph
 from minitorch.compiler.guards import flatten_arguments
 from minitorch.compiler.naming import name_buffers
@@ -86,11 +86,15 @@ def capture(model: Any, args: tuple) -> tuple[Graph, list[tuple[int, ...]]]:
         recorder = Recorder(tensors, names)
         with no_grad(), dispatch.capturing(recorder):
             result = model(*args)
+    except CaptureError as error:
+        raise CaptureError(f"minitorch.onnx.export records one run of the model: {error}") from error
     finally:
         if training:
             model.train()
     graph = dead_code(recorder.finish(recorder.outputs(result)))
     name_buffers(graph, model)
+    for buffer in graph.buffers:  # the module's own names, as in its state_dict: "0.weight"
+        buffer.name = buffer.name.removeprefix("model.")
     return graph, [t.shape for t in tensors]
 
 

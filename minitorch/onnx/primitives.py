@@ -86,7 +86,8 @@ def emit(builder: OnnxGraphBuilder, node: Node) -> None:
         builder.write(out, reduction(builder, kernel, out, a, dim))
     elif primitive == "arg_reduce":
         kernel, out, a, dim = node.args
-        found = builder.op("ArgMax" if kernel == "max" else "ArgMin", builder.read(a), axis=dim, keepdims=1)
+        onnx_op = "ArgMax" if kernel == "argmax" else "ArgMin"  # the first one, as the kernel
+        found = builder.op(onnx_op, builder.read(a), axis=dim, keepdims=1)
         builder.write(out, builder.cast(found, np.dtype(np.int64), builder.buffers[out.buffer].dtype))
     elif primitive == "matmul":
         out, a, b = node.args
@@ -138,12 +139,28 @@ def elementwise(builder: OnnxGraphBuilder, node: Node, kernel: str, out: Operand
         return builder.op("Reciprocal", builder.op("Sqrt", args[0]))
     if kernel == "floordiv" and floating:  # floor(a / b)
         return builder.op("Floor", builder.op("Div", *args))
+    if kernel == "floordiv":
+        return integer_floor_division(builder, *args, dtype)
     if kernel == "remainder" and floating:  # a - floor(a / b) * b: the sign of b, as Python's %
         a, b = args
         return builder.op("Sub", a, builder.op("Mul", builder.op("Floor", builder.op("Div", a, b)), b))
     if kernel == "remainder":
         return builder.op("Mod", *args, fmod=0)
     raise unsupported(node, f"no ONNX op for {kernel} on {dtype.name}")
+
+
+def integer_floor_division(builder: OnnxGraphBuilder, a: str, b: str, dtype: np.dtype) -> str:
+    """``a // b`` on integers: ONNX's ``Div`` rounds toward zero, so one less where the
+    remainder is not zero and its sign differs from ``b``'s::
+
+        q = trunc(a / b);  r = a - q * b;  q - (r != 0 and (r < 0) != (b < 0))"""
+    zero = builder.constant(np.zeros((), dtype), "zero")
+    truncated = builder.op("Div", a, b)
+    remainder = builder.op("Sub", a, builder.op("Mul", truncated, b))
+    inexact = builder.op("Not", builder.op("Equal", remainder, zero))
+    signs_differ = builder.op("Xor", builder.op("Less", remainder, zero), builder.op("Less", b, zero))
+    adjust = builder.cast(builder.op("And", inexact, signs_differ), np.dtype(bool), dtype)
+    return builder.op("Sub", truncated, adjust)
 
 
 def reduction(builder: OnnxGraphBuilder, kernel: str, out: Operand, a: Operand, dim: int) -> str:
