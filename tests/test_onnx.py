@@ -111,6 +111,22 @@ def test_strided_example_inputs_are_exported_as_plain_tensors():
         check_model(model, x)
 
 
+def test_dtypes_edge_shapes_and_reversed_views():
+    """float64 and float16 models, a 0-d and an empty input, a flipped view (negative
+    strides: read with a Gather of its positions)."""
+    check_model(lambda a: (a * 2).sum(), minitorch.randn(3, dtype=minitorch.float64))
+    check_model(lambda a: a.exp() * 2, minitorch.randn(3).half(), atol=1e-3)
+    check_model(lambda a: a * 3 + 1, minitorch.tensor(2.0))
+    check_model(lambda a: (a.sum(dim=0), a * 2), minitorch.randn(0, 4))
+    check_model(lambda a: a.flip(0) + a.flip(1), minitorch.randn(3, 4))
+
+
+def test_exports_the_kernel_calls_of_the_reference_backend_too():
+    with minitorch.backend("reference"):
+        model = nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), nn.MaxPool2d(2))
+        check_model(model, minitorch.randn(1, 1, 4, 4))
+
+
 def test_two_inputs_two_outputs_and_their_names():
     def f(x, y):
         return x @ y, (x - 1).exp().sum(dim=0)
