@@ -33,7 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from minitorch import backends
-from minitorch.backends import Strided
+from minitorch.backends import FusedStep, Strided
 from minitorch.layout import is_contiguous
 
 # name -> (module, device type). Modules are imported on first use.
@@ -462,6 +462,23 @@ def kernel_function(primitive: str, device_type: str) -> Any:
     with ``Strided`` operands: what the replay of a captured graph calls
     (``minitorch/compiler/replay.py``), skipping the per-call work above."""
     return getattr(kernels_for(device_type), primitive)
+
+
+# Backends that generate fused elementwise kernels, and the module that does it (for the
+# compiler's fusion pass, ``minitorch/compiler/passes/fusion.py``).
+FUSED_KERNELS = {"numba": "minitorch.backends.numba.fused_kernels"}
+
+
+def compile_fused(device_type: str, steps: tuple[FusedStep, ...], input_dtypes: list[str],
+                  shape: tuple[int, ...], strides: list[tuple[int, ...]]) -> Any:  # fmt: skip
+    """One kernel for a chain of elementwise ``steps`` (``backends.FusedStep``), generated
+    and compiled by the backend running ``device_type``: ``(kernel, source)``, called
+    ``kernel(out, *inputs)`` with ``Strided`` operands of the given layouts. None when
+    that backend has no fused kernels (the reference backends) or not for these dtypes."""
+    module = FUSED_KERNELS.get(_active[device_type])
+    if module is None:
+        return None
+    return importlib.import_module(module).compile_fused(steps, input_dtypes, shape, strides)
 
 
 def has_primitive(name: str, device_type: str) -> bool:

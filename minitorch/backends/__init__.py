@@ -44,6 +44,9 @@ Functions each backend module provides::
     optimizer_step(rule, params, grads, states, scalars)   optional; for every tensor t:
                                      params[t][i], states[..][t][i] = rule(params[t][i],
                                      grads[t][i], states[..][t][i], *scalars[t])
+    fused_kernels.compile_fused(steps, input_dtypes, shape, strides) -> (kernel, source)
+                                     optional (a submodule): one generated kernel for a
+                                     chain of map/zip/where steps (``FusedStep``)
 """
 
 import os
@@ -61,6 +64,18 @@ class Strided(NamedTuple):
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     offset: int
+
+
+class FusedStep(NamedTuple):
+    """One scalar op of a fused elementwise kernel (optional ``compile_fused``, reached
+    through ``dispatch.compile_fused``): ``value = op(values[args[0]], ...)``, rounded to
+    ``dtype``. The kernel's values are numbered: its inputs first, then one per step; the
+    last step's value is what it stores in ``out``."""
+
+    primitive: str  # "map", "zip" or "where"
+    op: str  # the scalar op of MAP_OPS or ZIP_OPS ("where" for where)
+    args: tuple[int, ...]  # the values it reads (for where: cond, a, b)
+    dtype: str  # the NumPy dtype name its result is stored as ("float32", "bool")
 
 
 # PyTorch's ``torch.backends.mps`` and ``torch.backends.cudnn``, which tutorials query

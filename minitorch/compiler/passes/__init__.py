@@ -6,10 +6,12 @@ what the graph computes: the tests replay every pass's graph against eager execu
 """
 
 from minitorch.compiler.passes.dead_code import dead_code
+from minitorch.compiler.passes.fusion import fuse_elementwise
 
 # name -> pass, in the order they are best run
 PASSES = {
     "dead_code": dead_code,
+    "fuse_elementwise": fuse_elementwise,
 }
 
 # What ``minitorch.compile(fn)`` runs when no passes are named.
