@@ -165,7 +165,10 @@ class OnnxGraphBuilder:
             moved = self.op("Transpose", self.op("Reshape", flat, self.ints(sorted_shape)),
                             perm=[order.index(d) for d in sorted(order)])  # fmt: skip
             return self.op("Reshape", moved, self.ints(shape))
-        return self.op("Gather", flat, self.constant(positions(view), "positions"))
+        where = positions(view)
+        if buffer.count < 2**31:  # Gather takes int32 indices too: half the bytes in the file
+            where = where.astype(np.int32)
+        return self.op("Gather", flat, self.constant(where, "positions"))
 
     def write(self, view: Operand, value: str) -> None:
         """``view`` of its buffer now holds ``value`` (an ONNX tensor of the view's shape)."""
