@@ -466,7 +466,8 @@ def kernel_function(primitive: str, device_type: str) -> Any:
 
 # Backends that generate fused elementwise kernels, and the module that does it (for the
 # compiler's fusion pass, ``minitorch/compiler/passes/fusion.py``).
-FUSED_KERNELS = {"numba": "minitorch.backends.numba.fused_kernels"}
+FUSED_KERNELS = {"numba": "minitorch.backends.numba.fused_kernels",
+                 "cuda": "minitorch.backends.cuda.fused_kernels"}  # fmt: skip
 
 
 def compile_fused(device_type: str, steps: tuple[FusedStep, ...], input_dtypes: list[str],

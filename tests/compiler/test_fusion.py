@@ -204,3 +204,50 @@ def test_a_training_step_with_fusion_equals_the_eager_one():
     for p, q in zip(model.parameters(), twin.parameters()):
         np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
     assert "fused" in primitives(compiled)
+
+
+# ----- CUDA: the generated .cu text, on the emulator and through NVRTC -------------------
+
+
+def cuda_chain(x, y):
+    mask = (x * 2 + y) > 0
+    return minitorch.where(mask, (x - 1).exp(), y.tanh() * x), mask
+
+
+@pytest.fixture(params=["forward", "reversed"])
+def emulated_cuda(request):
+    from minitorch.backends import cuda, cuda_emulator
+
+    if not cuda_emulator.is_available():
+        pytest.skip(cuda_emulator.unavailable_reason())
+    with cuda.emulated(), cuda_emulator.thread_order(request.param):
+        yield
+
+
+def test_cuda_fused_kernels_on_the_emulator_equal_the_cpu(emulated_cuda):
+    x_cpu, y_cpu = minitorch.randn(50, 40), minitorch.randn(40)
+    x, y = x_cpu.to("cuda"), y_cpu.t().to("cuda")
+    (got, got_mask), (expected, expected_mask), fused = run_both(cuda_chain, x.t().t(), y)
+    assert primitives(fused).count("fused") == 2
+    assert 'extern "C" __global__' in fused.graph.source(0)
+    np.testing.assert_array_equal(got.cpu().numpy(), expected.cpu().numpy())  # same CUDA ops
+    np.testing.assert_array_equal(got_mask.cpu().numpy(), expected_mask.cpu().numpy())
+    cpu, cpu_mask = cuda_chain(x_cpu, y_cpu)
+    np.testing.assert_array_equal(got_mask.cpu().numpy(), cpu_mask.numpy())
+    np.testing.assert_allclose(got.cpu().numpy(), cpu.numpy(), rtol=1e-6, atol=1e-6)  # expf, tanhf
+    transposed = x_cpu.t().contiguous().to("cuda").t()  # a strided input: new layout, new graph
+    got_t, _, _ = run_both(cuda_chain, transposed, y)
+    np.testing.assert_array_equal(got_t[0].cpu().numpy(), got.cpu().numpy())
+
+
+def test_cuda_fused_source_compiles_with_nvrtc(emulated_cuda):
+    from minitorch.backends.cuda_emulator import kernels_dir
+    from tests.cuda.test_nvrtc_compile import _options, compile_cuda
+
+    x, n = minitorch.randn(8, 3).to("cuda"), minitorch.arange(3).to("cuda")
+    _, _, fused = run_both(lambda a, k: ((a * k).sigmoid() / (k + 1) > 0.3).logical_not(), x, n)
+    header = (kernels_dir() / "strided.cuh").read_text()
+    for node in fused.graph.nodes:
+        if node.primitive == "fused":
+            log = compile_cuda(header + "\n" + node.source, "fused.cu", _options("sm_80", fast=True))
+            assert log is None, log
