@@ -89,18 +89,19 @@ class CompiledFunction:
     def _capture(self, key: tuple, leaves: list, tensors: list[Tensor], args: tuple, kwargs: dict) -> Any:
         names = [name for name, value in leaves if isinstance(value, Tensor)]
         recorder = Recorder(tensors, names)
+        before = [_what_a_replay_cannot_redo(t) for t in tensors]
         with dispatch.capturing(recorder):
             result = self.fn(*args, **kwargs)
         ran_backward = any(node.phase == "backward" for node in recorder.nodes)
-        if not ran_backward and any(t.requires_grad for t in _tensors_in(result)):
+        reason = _changed_argument(names, tensors, before)
+        if reason is None and not ran_backward and any(t.requires_grad for t in _tensors_in(result)):
             # A forward whose result the caller will differentiate: a replay makes no
             # autograd graph, so the caller's backward() would have nothing to walk.
-            self.eager[key] = (
-                "it returns tensors that require grad, and a replay records no autograd graph "
-                "for them: run it under torch.no_grad(), or call backward() inside it"
-            )
-            warnings.warn(f"minitorch.compile: {self.name} runs eagerly: {self.eager[key]}",
-                          stacklevel=3)  # fmt: skip
+            reason = ("it returns tensors that require grad, and a replay records no autograd graph "
+                      "for them: run it under torch.no_grad(), or call backward() inside it")  # fmt: skip
+        if reason is not None:
+            self.eager[key] = reason
+            warnings.warn(f"minitorch.compile: {self.name} runs eagerly: {reason}", stacklevel=3)
             return result
         spec = recorder.outputs(result)
         copies = _copy_tensors(result)  # what this call returns, so that the graph ...
@@ -152,6 +153,33 @@ def _tensors_in(value: Any) -> list[Tensor]:
     if isinstance(value, dict):
         return [t for v in value.values() for t in _tensors_in(v)]
     return []
+
+
+def _what_a_replay_cannot_redo(t: Tensor) -> tuple:
+    """What a function may change of its tensor argument besides the values: the tensor's
+    layout (``t_()``, ``unsqueeze_()``, ``resize_()``) and its gradient (``backward()``
+    into a leaf argument). A replay only writes values into the argument's storage."""
+    return t._storage, t._shape, t._strides, t._offset, t._grad
+
+
+def _changed_argument(names: list[str], tensors: list[Tensor], before: list[tuple]) -> str | None:
+    """Why a replay could not do what this call did to an argument, or None.
+
+    A graph writes into buffers, so it can redo ``x.add_(1)`` on a new argument, but
+    not a new shape for ``x`` (``x.t_()``: the Tensor object itself changed), nor a
+    gradient for it: ``w.grad`` was made during the capture, and a replay would write
+    into that same tensor, never setting the new argument's ``.grad``."""
+    for name, t, (storage, shape, strides, offset, grad) in zip(names, tensors, before):
+        if t._storage is not storage or (t._shape, t._strides, t._offset) != (shape, strides, offset):
+            return (f"it changes the shape or strides of its argument {name} in place "
+                    "(t_, unsqueeze_, squeeze_, resize_...), which a replay cannot do to a "
+                    "new argument: return the reshaped tensor instead")  # fmt: skip
+        if t._grad is not grad or (grad is not None and t.requires_grad):
+            return (f"it computes the gradient of its argument {name}, and a replay would "
+                    f"write it into this call's {name}.grad, not the new argument's: make "
+                    f"{name} a parameter the function reads (a module's, or a closure's) "
+                    "instead of an argument")  # fmt: skip
+    return None
 
 
 def _copy_tensors(value: Any) -> Any:

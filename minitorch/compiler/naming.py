@@ -9,6 +9,7 @@ gradient or an optimizer state holds gets that thing's name; the rest keep ``b7`
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from typing import Any
 
@@ -19,8 +20,11 @@ from minitorch.optim.optimizer import Optimizer
 
 
 def reachable_objects(fn: Any) -> list[tuple[str, Any]]:
-    """``(name, object)`` for the modules and optimizers ``fn`` can see."""
+    """``(name, object)`` for the modules, optimizers and tensors ``fn`` can see (a
+    tensor also inside a list or tuple: ``params[0]``)."""
     found: list[tuple[str, Any]] = []
+    if not isinstance(fn, Module) and inspect.isfunction(inspect.getattr_static(type(fn), "__call__", None)):
+        fn = fn.__call__  # an object of a class with a __call__ method: what that method sees
     owner = getattr(fn, "__self__", None)
     if owner is not None:
         found.append(("self", owner))
@@ -36,11 +40,13 @@ def reachable_objects(fn: Any) -> list[tuple[str, Any]]:
                 continue
         scope = getattr(fn, "__globals__", {})
         found += [(name, scope[name]) for name in code.co_names if name in scope]
-    for name, value in list(found):  # the modules and optimizers held by ``self``
-        if not isinstance(value, (Module, Optimizer)) and hasattr(value, "__dict__"):
-            found += [(f"{name}.{attr}", v) for attr, v in vars(value).items()
-                      if isinstance(v, (Module, Optimizer))]  # fmt: skip
-    return [(name, value) for name, value in found if isinstance(value, (Module, Optimizer))]
+    for name, value in list(found):  # what ``self`` holds
+        if not isinstance(value, (Module, Optimizer, Tensor)) and hasattr(value, "__dict__"):
+            found += [(f"{name}.{attr}", v) for attr, v in vars(value).items()]
+    for name, value in list(found):
+        if isinstance(value, (list, tuple)):
+            found += [(f"{name}[{i}]", v) for i, v in enumerate(value)]
+    return [(name, value) for name, value in found if isinstance(value, (Module, Optimizer, Tensor))]
 
 
 def tensor_names(fn: Any) -> dict[int, tuple[str, Tensor]]:
@@ -54,6 +60,7 @@ def tensor_names(fn: Any) -> dict[int, tuple[str, Tensor]]:
 
     objects = reachable_objects(fn)
     for prefix, obj in objects:
+        add(obj, prefix)  # a tensor the function reads from its closure or globals
         if isinstance(obj, Module):
             for name, p in obj.named_parameters():
                 param_names[id(p)] = f"{prefix}.{name}"
@@ -63,6 +70,9 @@ def tensor_names(fn: Any) -> dict[int, tuple[str, Tensor]]:
                 add(b, f"{prefix}.{name}")
     for prefix, obj in objects:
         if isinstance(obj, Optimizer):
+            for group in obj.param_groups:  # an SGD without momentum keeps no state
+                for param in group["params"]:
+                    add(param, param_names.get(id(param), f"{prefix}.param"))
             for param, state in obj.state.items():
                 label = param_names.get(id(param), "param")
                 add(param.grad, f"{label}.grad")
