@@ -54,11 +54,15 @@ def flatten_arguments(fn: Any, args: tuple, kwargs: dict) -> tuple[list[tuple[st
 def guard_key(leaves: list[tuple[str, Any]]) -> tuple:
     """The guard of a call (see the module docstring)."""
     parts: list[tuple] = []
-    first_of_storage: dict[int, int] = {}
+    first_of_storage: dict[int, tuple[int, int]] = {}  # storage -> (tensor number, offset)
     tensor_number = 0
     for name, value in leaves:
         if isinstance(value, Tensor):
-            shares = first_of_storage.setdefault(id(value._storage), tensor_number)
+            # Which earlier argument's storage this one shares, and how far from it it
+            # starts: the graph reads both through one buffer, at the captured distance.
+            storage = id(value._storage)
+            first, first_offset = first_of_storage.setdefault(storage, (tensor_number, value._offset))
+            shares = (first, value._offset - first_offset)
             tensor_number += 1
             parts.append((name, "tensor", value._shape, value._strides, value.dtype, str(value.device),
                           value.requires_grad, shares))  # fmt: skip
@@ -88,7 +92,8 @@ def difference(old: tuple, new: tuple) -> str:
                    f"{after[2] if after[1] == 'value' else 'a tensor'}"  # fmt: skip
         if before[1] == "value":
             return f"argument {name} changed ({before[3]!r} -> {after[3]!r})"
-        labels = ("shape", "strides", "dtype", "device", "requires_grad", "storage sharing")
+        labels = ("shape", "strides", "dtype", "device", "requires_grad",
+                  "storage sharing (first argument of that storage, offset from it)")  # fmt: skip
         for label, was, now in zip(labels, before[2:], after[2:]):
             if was != now:
                 if label in ("shape", "strides"):

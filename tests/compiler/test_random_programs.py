@@ -487,3 +487,15 @@ def test_a_replaced_tensor_of_a_closure_a_list_or_an_object_is_noticed():
         target.data = target.detach() * 0 + 2
         _same(compiled(*inputs), f(*inputs), True, kind)
         assert compiled.recaptures[-1].endswith("was replaced (its storage changed)"), kind
+
+
+def test_arguments_viewing_one_storage_at_another_distance_recapture():
+    # Both views are read through one input buffer, at the distance seen at capture:
+    # before, f(base[0:3], base[2:5]) replayed f(base[0:3], base[1:4])'s graph.
+    f = minitorch.compile(lambda a, b: a * 10 + b)
+    base = minitorch.arange(10.0)
+    for first, second in [(0, 1), (0, 1), (0, 1), (0, 2), (3, 4), (5, 7)]:
+        a, b = base[first : first + 3], base[second : second + 3]
+        assert f(a, b).tolist() == (a * 10 + b).tolist()
+    assert f.recaptures == ["b: storage sharing (first argument of that storage, offset from it) "
+                            "(0, 1) -> (0, 2)"]  # fmt: skip
