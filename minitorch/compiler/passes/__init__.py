@@ -5,14 +5,20 @@ switch on or off (``minitorch.compile(fn, passes=["dead_code", ...])``). Each mu
 what the graph computes: the tests replay every pass's graph against eager execution.
 """
 
+from minitorch.compiler.passes.common_subexpressions import common_subexpressions
+from minitorch.compiler.passes.constant_folding import constant_folding
 from minitorch.compiler.passes.dead_code import dead_code
 from minitorch.compiler.passes.fusion import fuse_elementwise
+from minitorch.compiler.passes.memory_planning import plan_memory
 
 # name -> pass, in the order they are best run
 PASSES = {
+    "constant_folding": constant_folding,
+    "common_subexpressions": common_subexpressions,
     "dead_code": dead_code,
     "fuse_elementwise": fuse_elementwise,
+    "plan_memory": plan_memory,
 }
 
 # What ``minitorch.compile(fn)`` runs when no passes are named.
-DEFAULT_PASSES = ["dead_code"]
+DEFAULT_PASSES = ["constant_folding", "common_subexpressions", "dead_code", "plan_memory"]
