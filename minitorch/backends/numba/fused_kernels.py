@@ -55,7 +55,7 @@ HEADER = '''\
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba.elementwise_kernels import chunk_bounds, first_row, next_row
+from minitorch.backends.numba.elementwise_kernels import as_index, chunk_bounds, first_row, next_row
 from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, scalar_function
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
 '''
@@ -85,6 +85,17 @@ def row_step_kind(step: int) -> str:
     return {1: "slice", 0: "repeat"}.get(step, "strided")
 
 
+def element(name: str, kind: str) -> str:
+    """Element ``j`` of the current row of operand ``name``, as the generated code reads it
+    (``as_index``: a position known to be >= 0, so Numba skips the negative-index check
+    and the compiler can vectorize the contiguous rows)."""
+    if kind == "repeat":
+        return f"{name}_value"
+    if kind == "slice":
+        return f"{name}[as_index({name}_at + j)]"
+    return f"{name}[as_index({name}_at + j * {name}_step)]"
+
+
 def generate(steps: tuple[FusedStep, ...], inputs: int, row_steps: list[int]) -> str:
     """The Python source of the kernel: ``steps`` computed from ``inputs`` operands, with
     ``row_steps`` the step along a row of out and each input (merged layout)."""
@@ -103,18 +114,15 @@ def generate(steps: tuple[FusedStep, ...], inputs: int, row_steps: list[int]) ->
               "    while ordinal < end:",
               "        count = min(inner - column, end - ordinal)"]  # fmt: skip
     for k, (name, kind) in enumerate(zip(names, kinds)):
-        start = f"starts[{k}] + column * strides[{k}, -1]"
-        if kind == "slice":
-            lines.append(f"        {name}_row = {name}[{start} : {start} + count]")
-        elif kind == "repeat" and name != "out":
-            lines.append(f"        {name}_value = {name}[starts[{k}]]")
+        if kind == "repeat" and name != "out":  # one value for the whole row
+            lines.append(f"        {name}_value = {name}[as_index(starts[{k}])]")
         else:
-            lines.append(f"        {name}_at, {name}_step = {start}, strides[{k}, -1]")
+            lines.append(f"        {name}_at = starts[{k}] + column * strides[{k}, -1]")
+            if kind != "slice":
+                lines.append(f"        {name}_step = strides[{k}, -1]")
     lines.append("        for j in range(count):")
     for k, (name, kind) in enumerate(zip(names[1:], kinds[1:])):
-        strided = f"{name}[{name}_at + j * {name}_step]"
-        read = {"slice": f"{name}_row[j]", "repeat": f"{name}_value"}.get(kind, strided)
-        lines.append(f"            v{k} = {read}")
+        lines.append(f"            v{k} = {element(name, kind)}")
     for k, step in enumerate(steps, start=inputs):
         values = [f"v{a}" for a in step.args]
         if step.primitive == "where":
@@ -124,7 +132,7 @@ def generate(steps: tuple[FusedStep, ...], inputs: int, row_steps: list[int]) ->
         cast = "np.bool_" if step.dtype == "bool" else f"np.{step.dtype}"
         lines.append(f"            v{k} = {cast}({value})")
     result = f"v{inputs + len(steps) - 1}"
-    store = "out_row[j]" if kinds[0] == "slice" else "out[out_at + j * out_step]"
+    store = element("out", "slice" if kinds[0] == "slice" else "strided")
     lines += [f"            {store} = {result}",
               "        ordinal += count",
               "        column = 0",
