@@ -167,8 +167,9 @@ class RandomProgram:
     def __init__(self, seed: int, with_grad: bool = False) -> None:
         rng = random.Random(seed)
         self.with_grad = with_grad
-        self.shapes = [tuple(rng.choice([1, 2, 3, 4]) for _ in range(rng.randint(0, 3)))
-                       for _ in range(rng.randint(1, 3))]  # fmt: skip
+        sizes = [0, 1, 2, 3, 4] if rng.random() < 0.1 else [1, 2, 3, 4]  # now and then an empty tensor
+        ranks = [rng.randint(0, 3) for _ in range(rng.randint(1, 3))]
+        self.shapes = [tuple(rng.choice(sizes) for _ in range(rank)) for rank in ranks]
         self.layouts = [rng.choice(["contiguous", "transposed", "sliced", "offset"]) for _ in self.shapes]
         self.parameters = [minitorch.randn(*s).requires_grad_(with_grad) for s in self.shapes[:1]]
         self.mutate_input = not with_grad and rng.random() < 0.3 and self.layouts[0] != "transposed"
