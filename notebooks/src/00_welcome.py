@@ -157,6 +157,7 @@ except RuntimeError as error:
 # | 6 | GPU kernels | threads and blocks, tiled matmul, asynchronous launches, the memory pool |
 # | 7 | modules and training | `nn.Module`, optimizers, `DataLoader`, train/eval, save/load, the Playground |
 # | 8 | CNNs on digits | convolution as a strided view plus matmul, pooling, a CNN that trains |
+# | 9 | static graphs | `minitorch.compile`: capture once, replay; guards, passes, replay speed |
 #
 # Each chapter's exercises live in `exercises/` with the same number.
 #

@@ -176,5 +176,6 @@ for o in range(3):
 #   pool, linear) learns 8×8 digits to about 93% in four CPU epochs (98-99% in twenty),
 #   and every kernel it ran was one of the primitives of chapter 3.
 #
-# That completes the course: you have seen every layer of a deep-learning framework, from
-# strides to a trained CNN. Exercises: `exercises/08_cnn_digits.ipynb`.
+# You have now seen every layer of a deep-learning framework, from strides to a trained
+# CNN. Exercises: `exercises/08_cnn_digits.ipynb`. Next: **9 · Static graphs**, where the
+# same kernel calls are captured once and replayed.
