@@ -1,5 +1,5 @@
 """Scalar helpers for the Numba kernels: the scalar functions as kernels see them, and a
-fast ``exp``.
+fast ``exp`` (with ``tanh`` and ``sigmoid`` built on it).
 
 **Scalar functions.** The Numba kernels compile the *same* scalar functions as the reference
 backend (``minitorch/scalar_ops.py``). ``scalar_function(ZIP_OPS, "add")`` returns the plain
@@ -12,10 +12,13 @@ former fix (Intel SVML, via the ``icc-rt`` package) is gone since Numba 0.62. ``
 below is written with plain arithmetic only (no calls), so the compiler turns the loop into
 vector instructions. Its results are within 2 ulp of ``np.exp`` (tested), and it keeps
 the IEEE rules: ``exp(nan) = nan``, ``exp(inf) = inf``, ``exp(-inf) = 0``, overflow to inf.
+``tanh`` and ``sigmoid`` are formulas in that exp, for the same reason (``np.tanh`` in a
+float32 loop was 20x slower than PyTorch's).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import zlib
 from pathlib import Path
@@ -93,19 +96,26 @@ def exp_reduced(x, degree):
 
 
 @njit(**HELPER_OPTIONS)
-def exp_float32(x):
-    """``exp`` of a float32, computed in float64 so that one rounding at the end gives
-    the float32 answer: steps 1-2 of ``exp_reduced``, and since ``|n| <= 150`` here,
-    ``2**n`` fits a float64 in one piece (the cast to float32 then overflows to inf or
-    rounds to denormals/0 exactly like ``np.exp``)."""
-    wide = min(max(np.float64(x), -104.0), 89.0)  # beyond these exp is 0 or inf in float32
+def exp_wide(x):
+    """``exp`` of a float32 as a float64, close enough (relative error below 1e-8, far
+    under float32's 6e-8 ulp) that one rounding to float32 gives the float32 answer:
+    steps 1-2 of ``exp_reduced`` with a Taylor polynomial of degree 7; since ``|n| <= 150``
+    here, ``2**n`` fits a float64 in one piece. NaN stays NaN."""
+    wide = min(max(np.float64(x), -104.0), 104.0)  # beyond these: 0, or far beyond float32
     n = np.floor(wide * LOG2_E + 0.5)
     r = wide - n * LN2_HIGH - n * LN2_LOW
-    term = 1.0  # Taylor to degree 7: error below 1e-8, far under float32's 6e-8 ulp
+    term = 1.0
     for k in range(7, 0, -1):
         term = 1.0 + term * (r * (1.0 / k))
-    result = np.float32(term * power_of_two(np.int64(n)))
-    return result if x == x else x
+    result = term * power_of_two(np.int64(n))
+    return result if x == x else np.float64(x)
+
+
+@njit(**HELPER_OPTIONS)
+def exp_float32(x):
+    """``exp`` of a float32: ``exp_wide`` rounded once (the cast overflows to inf or rounds
+    to denormals/0 exactly like ``np.exp``)."""
+    return np.float32(exp_wide(x))
 
 
 def fast_exp(x):
@@ -125,6 +135,58 @@ def _fast_exp_for_type(x):
 
 
 # --------------------------------------------------------------------------------------
+# tanh and sigmoid from the exp above
+# --------------------------------------------------------------------------------------
+
+
+@njit(**HELPER_OPTIONS)
+def tanh_float32(x):
+    """``tanh`` of a float32, computed in float64 and rounded once::
+
+        |x| < 1e-4:  tanh x = x * (1 - x^2/3)        (Taylor; the next term is 2x^5/15)
+        else:        tanh |x| = 1 - 2 / (exp(2|x|) + 1), with the sign of x
+
+    The formula subtracts from 1, which costs digits when tanh is small: its absolute error
+    is about 1e-16, tiny next to float32's steps once ``|x| >= 1e-4``; below that the
+    Taylor polynomial is exact to float64 and keeps ``-0.0`` and denormals as they are.
+    The float64 exp here is ``exp_reduced`` (degree 13): ``exp_wide``'s 1e-8 would show
+    after the subtraction. ``tanh(+-inf) = +-1``, ``tanh(nan) = nan``."""
+    wide = np.float64(x)
+    size = min(abs(wide), 20.0)  # tanh is 1 in float64 beyond 19.1; NaN passes through
+    formula = math.copysign(1.0 - 2.0 / (exp_reduced(2.0 * size, 13) + 1.0), wide)
+    taylor = wide * (1.0 - wide * wide * (1.0 / 3.0))
+    return np.float32(taylor if size < 1e-4 else formula)
+
+
+def fast_tanh(x):
+    """``np.tanh(x)`` that vectorizes for float32 (``tanh_float32``, within 1 ulp of
+    ``np.tanh``); float64 keeps the library call, whose every digit is right."""
+    return np.tanh(x)
+
+
+@overload(fast_tanh, jit_options=HELPER_OPTIONS)
+def _fast_tanh_for_type(x):
+    if x == types.float32:
+        return lambda x: tanh_float32(x)
+    return lambda x: np.tanh(x)
+
+
+def fast_sigmoid(x):
+    """``1 / (1 + exp(-x))`` (``scalar_ops.sigmoid``) that vectorizes: float32 is computed
+    in float64 (``exp_wide``) and rounded once; float64 uses ``fast_exp``."""
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@overload(fast_sigmoid, jit_options=HELPER_OPTIONS)
+def _fast_sigmoid_for_type(x):
+    if x == types.float32:
+        return lambda x: np.float32(1.0 / (1.0 + exp_wide(-x)))
+    if x == types.float64:
+        return lambda x: 1.0 / (1.0 + exp_reduced(-x, 13))
+    return lambda x: 1.0 / (1.0 + np.exp(-x))
+
+
+# --------------------------------------------------------------------------------------
 # The scalar functions as the kernels see them
 # --------------------------------------------------------------------------------------
 
@@ -135,7 +197,18 @@ def exp_vectorizable(a):
     return fast_exp(a)
 
 
-FAST_REPLACEMENTS = {"exp": exp_vectorizable}  # table functions we replace (same values)
+def tanh_vectorizable(a):
+    """The table's ``tanh``, through ``fast_tanh``."""
+    return fast_tanh(a)
+
+
+def sigmoid_vectorizable(a):
+    """The table's ``sigmoid``, through ``fast_sigmoid``."""
+    return fast_sigmoid(a)
+
+
+# Table functions we replace by ones that vectorize (same values, within float rounding)
+FAST_REPLACEMENTS = {"exp": exp_vectorizable, "tanh": tanh_vectorizable, "sigmoid": sigmoid_vectorizable}
 _registered: set = set()
 
 
