@@ -96,6 +96,20 @@ def test_float64_and_integer_to_float():
     np.testing.assert_allclose(got.numpy(), ((tx * tn).sigmoid() / (tn + 1)).numpy(), rtol=1e-12)
 
 
+def test_float32_ops_that_compute_wider_are_rounded_where_the_unfused_kernel_stored():
+    x = minitorch.randn(300, 7) * 4  # sigmoid, rsqrt and div compute in float64 inside
+    got, expected, fused = run_both(lambda a: ((a.sigmoid() + 1).rsqrt() / 3).sigmoid(), x)
+    assert primitives(fused) == ["fused"]
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_16_bit_floats_are_not_fused():
+    x = minitorch.randn(5, 4, dtype=minitorch.float16)
+    got, expected, fused = run_both(lambda a: (a * 2 + 1).exp(), x)
+    assert "fused" not in primitives(fused)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
 def test_a_matmul_breaks_the_chain():
     x, w = minitorch.randn(16, 8), minitorch.randn(8, 4)
     got, expected, fused = run_both(lambda a, b: ((a.exp() * 2) @ b).tanh() + 1, x, w)
@@ -139,6 +153,7 @@ def test_in_place_updates_of_an_input():
         got, expected = fused(mine), fn(twin)
         np.testing.assert_array_equal(got.numpy(), expected.numpy())
         np.testing.assert_array_equal(mine.numpy(), twin.numpy())
+    assert "fused" in primitives(fused)
 
 
 def test_a_transposed_read_of_the_output_is_not_fused():
@@ -153,6 +168,7 @@ def test_a_transposed_read_of_the_output_is_not_fused():
     mine, twin = x0.clone(), x0.clone()
     for _ in range(3):
         np.testing.assert_array_equal(fused(mine).numpy(), fn(twin).numpy())
+    assert primitives(fused) == ["fused", "map"]  # a.t() * 2 + 1 fused; the copy into a apart
 
 
 def test_graph_source_shows_the_generated_kernel():
