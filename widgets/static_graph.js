@@ -26,8 +26,15 @@ function canvas(graph, side, onSelect) {
   drawn.edges.forEach((path, i) => { if (graph.edges[i].title) path.append(svgEl("title", {}, graph.edges[i].title)); });
   for (const [id, box] of drawn.nodes) box.addEventListener("click", () => onSelect(`${side}:${id}`));
   const view = panZoom(svg, viewport);
-  const fit = () => view.fit(graph.layout.width, graph.layout.height);
-  return { svg, drawn, fit };
+  const { width, height } = graph.layout;
+  // A captured graph is long and narrow: first show its top at a readable size (fit the
+  // width); "fit" shows all of it.
+  const fitWidth = () => {
+    const box = svg.getBoundingClientRect();
+    const k = Math.max(0.05, Math.min(1, (box.width - 20) / Math.max(width, 1)));
+    view.set({ k, x: (box.width - width * k) / 2, y: 10 });
+  };
+  return { svg, drawn, fitWidth, fit: () => view.fit(width, height) };
 }
 
 function details(node, side) {
@@ -64,8 +71,9 @@ function render({ model, el: host }) {
   const s = captured.stats;
   const buffers = Object.entries(s.buffers).filter(([, n]) => n).map(([kind, n]) => `${n} ${kind}`).join(", ");
   const passes = captured.passes.length ? ` · passes: ${captured.passes.join(", ")}` : "";
+  const fitButton = el("button", { class: "mt-button mt-fit", title: "show all of both graphs" }, "fit");
   const header = el("div", { class: "mt-header" }, el("span", { class: "mt-title" }, "captured graph"),
-    el("span", { class: "mt-muted mt-stats" }, `${s.kernels} kernel calls · buffers: ${buffers}${passes}`), exportButton(model));
+    el("span", { class: "mt-muted mt-stats" }, `${s.kernels} kernel calls · buffers: ${buffers}${passes}`), fitButton, exportButton(model));
   const select = (id) => { model.set("selected", id); model.save_changes(); };
   const left = canvas(captured, "captured", select);
   const columns = [el("div", { class: "mt-column" }, el("div", { class: "mt-column-title" }, "kernel calls (minitorch.compile)"), left.svg)];
@@ -78,7 +86,7 @@ function render({ model, el: host }) {
       "pass autograd=loss, the loss of an eager call (a compiled function's first call runs eagerly), to draw its autograd graph here"));
   }
   const panel = el("div", { class: "mt-details" }, el("div", { class: "mt-muted" }, "click a node for its details"));
-  root.append(header, el("div", { class: "mt-main" }, ...columns, panel));
+  root.append(header, el("div", { class: "mt-main" }, ...columns), panel);
   host.append(root);
   root.dataset.nodes = captured.nodes.length;
   root.dataset.kernels = s.kernels;
@@ -94,8 +102,9 @@ function render({ model, el: host }) {
     panel.replaceChildren(...(node ? details(node, side) : [el("div", { class: "mt-muted" }, "click a node for its details")]));
   }
 
-  const fitAll = () => { left.fit(); if (right) right.fit(); };
-  if (left.svg.getBoundingClientRect().width > 0) fitAll(); else requestAnimationFrame(fitAll);
+  const firstView = () => { left.fitWidth(); if (right) right.fitWidth(); };
+  if (left.svg.getBoundingClientRect().width > 0) firstView(); else requestAnimationFrame(firstView);
+  fitButton.addEventListener("click", () => { left.fit(); if (right) right.fit(); });
   showDetails();
   model.on("change:selected", showDetails);
   const stopExport = listenForExport(model, "captured-graph.svg");

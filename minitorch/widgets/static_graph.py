@@ -78,13 +78,18 @@ class DataflowGraph:
         self.bands: list[dict] = []  # {"phase", "nodes": [ids]} in the order they ran
         self.holder: dict[int, str] = {}  # buffer -> the node holding its current value
         self.edge_pairs: set[tuple[str, str]] = set()
+        self.read_in: dict[int, int] = {}  # unwritten buffer -> the band of its node
+        # The returned value sits below the kernel that wrote it, in that kernel's band:
+        # the next band starts below it.
+        self.returned = {spec.operand.buffer for spec in _flat(graph.outputs)}
+        self.return_row = -1
         buffers = graph.buffers
         after_backward = False
         for node in graph.nodes:
             phase = phase_of(node, after_backward, buffers)
             after_backward |= node.phase == "backward"
             if not self.bands or self.bands[-1]["phase"] != phase:
-                top = max(self.rows.values(), default=-1) + 1
+                top = max([*self.rows.values(), self.return_row], default=-1) + 1
                 self.bands.append({"phase": phase, "nodes": [], "top": top})
             self._add_kernel(node, phase)
         for spec in _flat(graph.outputs):
@@ -117,10 +122,13 @@ class DataflowGraph:
             self._edge(source, node.name, operand)
         for operand in node.writes:
             buffer = self.graph.buffers[operand.buffer]
+            if buffer.index in self.returned:
+                self.return_row = max(self.return_row, row + 1)
             if self.holder.get(buffer.index) == f"b{buffer.index}@{node.name}":
                 continue  # listed twice (the fused step passes a parameter for a state its rule lacks)
             if buffer.kind == "temp":
                 self.holder[buffer.index] = node.name
+                self.read_in.pop(buffer.index, None)
             else:  # a new value of a buffer that outlives the call: a node of its own
                 version = f"b{buffer.index}@{node.name}"
                 self.nodes.append(self._buffer_dict(buffer, version, phase))
@@ -128,14 +136,18 @@ class DataflowGraph:
                 self.bands[-1]["nodes"].append(version)
                 self._edge(node.name, version, operand)
                 self.holder[buffer.index] = version
+                self.read_in.pop(buffer.index, None)
 
     def _value_of(self, index: int, phase: str) -> str:
-        """The node holding buffer ``index``'s current value (made on its first read)."""
-        if index not in self.holder:
-            node_id = f"b{index}"
+        """The node holding buffer ``index``'s current value. A buffer that no kernel
+        wrote yet gets a node in each band that reads it (a parameter is read by the
+        forward, the backward and the optimizer): no edge runs across a whole band."""
+        holder, band = self.holder.get(index), len(self.bands) - 1
+        if holder is None or self.read_in.get(index, band) != band:
+            node_id = f"b{index}" if holder is None else f"b{index}.{band}"
             self.nodes.append(self._buffer_dict(self.graph.buffers[index], node_id, phase))
             self.bands[-1]["nodes"].append(node_id)
-            self.holder[index] = node_id
+            self.holder[index], self.read_in[index] = node_id, band
         return self.holder[index]
 
     def _buffer_dict(self, buffer: Buffer, node_id: str, phase: str) -> dict:
@@ -150,9 +162,13 @@ class DataflowGraph:
     def _add_output(self, operand: Any) -> None:
         node_id = f"return{sum(n['kind'] == 'output' for n in self.nodes)}"
         source = self._value_of(operand.buffer, self.bands[-1]["phase"] if self.bands else "forward")
+        band = next((b for b in self.bands if source in b["nodes"]), None)
+        phase = band["phase"] if band else ""
         self.nodes.append({"id": node_id, "kind": "output", "label": "return", "sub": f"{operand}",
-                      "phase": "", "meaning": KIND_MEANING["output"]})  # fmt: skip
+                           "phase": phase, "meaning": KIND_MEANING["output"]})  # fmt: skip
         self.rows[node_id] = self.rows.get(source, 0) + 1
+        if band is not None:
+            band["nodes"].append(node_id)
         self._edge(source, node_id, operand)
 
     def _place_unread_buffers(self) -> None:

@@ -50,12 +50,21 @@ def test_every_kernel_call_and_outliving_buffer_is_a_node() -> None:
     kernels = [n for n in nodes if n["kind"] in ("kernel", "fused", "check")]
     assert [n["id"] for n in kernels] == [node.name for node in captured.nodes]
     assert widget.captured["stats"]["kernels"] == len(captured.nodes)
-    # Each input, variable and constant is read from a node of its own; temps are edges.
+    # Each input, variable and constant is read from a node of its own, one in each band
+    # that reads it before any kernel wrote it; temps are edges.
     buffer_nodes = [n for n in nodes if "buffer" in n]
-    read_before_written = {n["buffer"] for n in buffer_nodes if "@" not in n["id"]}
-    kinds = {captured.buffers[b].kind for b in read_before_written}
+    band_of = {n: i for i, band in enumerate(widget.extracted.bands) for n in band["nodes"]}
+    reads = [(n["buffer"], band_of[n["id"]]) for n in buffer_nodes if "@" not in n["id"]]
+    expected, written_so_far = set(), set()
+    for node in captured.nodes:
+        expected |= {(o.buffer, band_of[node.name]) for o in node.reads if o.buffer not in written_so_far}
+        written_so_far |= {o.buffer for o in node.writes}
+    assert sorted(reads) == sorted(expected)
+    kinds = {captured.buffers[b].kind for b, _ in reads}
     assert kinds <= {"input", "variable", "constant"} and "temp" not in {n["kind"] for n in nodes}
-    assert {b.index for b in captured.buffers_of("input")} <= read_before_written
+    assert {b.index for b in captured.buffers_of("input")} <= {b for b, _ in reads}
+    weight = [band_of[n["id"]] for n in buffer_nodes if n["label"] == "model.2.weight"]
+    assert weight == [0, 1, 2, 2]  # read by forward, backward, the step; written by the step
     # A written variable or state gets a node below the kernel that wrote it: 4 parameters
     # updated by the step, 4 gradients copied into p.grad by the backward.
     written = [n for n in buffer_nodes if "@" in n["id"]]
@@ -63,7 +72,7 @@ def test_every_kernel_call_and_outliving_buffer_is_a_node() -> None:
         ["model.0.weight", "model.0.bias", "model.2.weight", "model.2.bias"])  # fmt: skip
     assert sorted(n["label"] for n in written if n["kind"] == "state") == sorted(
         ["model.0.weight.grad", "model.0.bias.grad", "model.2.weight.grad", "model.2.bias.grad"])  # fmt: skip
-    assert len(buffer_nodes) == len(read_before_written) + len(written)
+    assert len(buffer_nodes) == len(reads) + len(written)
     assert [n["label"] for n in nodes if n["kind"] == "output"] == ["return"]
     assert len({n["id"] for n in nodes}) == len(nodes)
 
