@@ -327,3 +327,25 @@ def test_the_readme_step_needs_less_than_half_its_temp_memory():
     compiled, _ = compiled_results(step, minitorch.randn(500, 2), minitorch.randn(500, 1), passes=None)
     memory = compiled.graph.memory
     assert round(memory["before"] / 1000) == 106 and memory["after"] < memory["before"] / 2
+
+
+# ----- CUDA, on the emulator ----------------------------------------------------------------
+
+
+def test_every_pass_on_cuda_equals_eager_on_the_emulator():
+    from minitorch.backends import cuda, cuda_emulator
+
+    if not cuda_emulator.is_available():
+        pytest.skip(cuda_emulator.unavailable_reason())
+
+    def f(x, y):
+        c = minitorch.tensor([1.0, 2.0, 3.0, 4.0], device="cuda")
+        return ((x - y) * (x - y).exp() + c.exp()).sum(0)
+
+    with cuda.emulated():
+        x, y = minitorch.randn(5, 4).to("cuda"), minitorch.randn(4).to("cuda")
+        plain, _ = compiled_results(f, x, y, passes=[])
+        optimized, got = compiled_results(f, x, y, passes=ALL)
+        assert len(optimized.graph.nodes) < len(plain.graph.nodes)
+        assert optimized.graph.memory["after"] < optimized.graph.memory["before"]
+        np.testing.assert_allclose(got.cpu().numpy(), f(x, y).cpu().numpy(), rtol=1e-6, atol=1e-6)
