@@ -14,6 +14,9 @@ import os
 import sys
 
 _announced = False
+# Kernels already looked at. Asking again would cost more than the call of a small kernel:
+# ``kernel.signatures`` hashes the Numba type of every compiled argument list.
+_looked_at: set[int] = set()
 
 
 def cached_on_disk(kernel) -> bool:
@@ -28,7 +31,10 @@ def announce_if_compiling(kernel, what: str) -> None:
     """Before the first call of ``kernel`` (``what`` names it): print the notice if it is
     not compiled in this process nor cached on disk, once per process."""
     global _announced
-    if _announced or kernel.signatures or cached_on_disk(kernel):
+    if _announced or id(kernel) in _looked_at:
+        return
+    _looked_at.add(id(kernel))  # from this call on the kernel is compiled or loaded
+    if kernel.signatures or cached_on_disk(kernel):
         return
     _announced = True
     print(
