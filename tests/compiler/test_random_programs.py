@@ -24,6 +24,7 @@ import pytest
 
 import minitorch
 from minitorch.compiler import CaptureError
+from minitorch.compiler.passes import PASSES
 from tests.hostile.budget import fuzz_count
 
 PROGRAMS = fuzz_count(80)  # per backend and mode: the default run stays well under a minute
@@ -251,13 +252,13 @@ def _same(got, expected, exact: bool, what: str) -> None:
             np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6, err_msg=what)
 
 
-def run_and_compare(seed: int, backend: str, with_grad: bool) -> None:
+def run_and_compare(seed: int, backend: str, with_grad: bool, passes: list | None = None) -> None:
     with minitorch.backend(backend):
         program = RandomProgram(seed, with_grad)
         twin = copy.copy(program)
         twin.parameters = [p.detach().clone().requires_grad_(with_grad) for p in program.parameters]
-        compiled = minitorch.compile(program, warmup=1)
-        what = f"seed {seed} on {backend}: {program.describe()}"
+        compiled = minitorch.compile(program, warmup=1, passes=passes)
+        what = f"seed {seed} on {backend}, passes {passes}: {program.describe()}"
         for call in range(CALLS + 2):  # warm-up, capture, then replays
             inputs = program.inputs(1000 * seed + call)
             copies = program.inputs(1000 * seed + call)
@@ -277,6 +278,12 @@ def run_and_compare(seed: int, backend: str, with_grad: bool) -> None:
 def test_random_programs_replay_as_eagerly(backend, with_grad):
     for seed in range(PROGRAMS):
         run_and_compare(seed, backend, with_grad)
+
+
+@pytest.mark.parametrize("name", [[]] + [[name] for name in sorted(PASSES)], ids=str)
+def test_each_pass_alone_keeps_what_random_programs_compute(name):
+    for seed in range(PROGRAMS // 4):
+        run_and_compare(500 + seed, "numba", seed % 2 == 1, passes=name)
 
 
 # ----- training steps: N compiled steps equal N eager ones --------------------------------
