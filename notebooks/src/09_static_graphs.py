@@ -141,11 +141,11 @@ for i in range(4):
 #
 # | kind | what it is |
 # |---|---|
-# | `input` | an argument of the call: a replay reads the new argument's storage |
-# | `variable` | a tensor the function reads from outside (a parameter, a scalar tensor) |
-# | `constant` | values made during the call from host data (e.g. `ones`): kept, not remade |
-# | `state` | a tensor that outlives the call and is written by it (`p.grad`, momentum) |
-# | `temp` | an intermediate: allocated by the graph, private to it |
+# | `input` | the storage of an argument: a replay uses the new argument's storage |
+# | `variable` | a storage that existed before the capture (parameters, optimizer state), updated in place |
+# | `constant` | made from host data during the capture (`x * 0.5`'s 0.5, the ones that seed `backward`) |
+# | `temp` | allocated by the computation: every intermediate result, the graph's own |
+# | `state` | a temp still referenced after the function returned (`p.grad`) |
 
 # %%
 print(step.graph)
