@@ -21,4 +21,5 @@ PASSES = {
 }
 
 # What ``minitorch.compile(fn)`` runs when no passes are named.
-DEFAULT_PASSES = ["constant_folding", "common_subexpressions", "dead_code", "plan_memory"]
+DEFAULT_PASSES = ["constant_folding", "common_subexpressions", "dead_code", "fuse_elementwise",
+                  "plan_memory"]
