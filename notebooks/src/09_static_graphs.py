@@ -17,8 +17,6 @@
 # %%
 import time
 
-import numpy as np
-
 import minitorch
 from minitorch import widgets
 from minitorch.compiler import CaptureError
@@ -161,7 +159,9 @@ for node in graph.nodes:
     phases[node.phase] = phases.get(node.phase, 0) + 1
 print("nodes by phase:", phases)
 first = graph.nodes[0]
-print(f"{first.name}: primitive={first.primitive!r} op={first.op!r} writes={first.writes} reads={first.reads}")
+print(f"{first.name}: primitive={first.primitive!r} op={first.op!r} phase={first.phase!r}")
+print("  writes", first.writes)
+print("  reads ", first.reads)
 
 # %% [markdown]
 # The graph viewer draws it as dataflow, in forward, backward and optimizer bands, beside
