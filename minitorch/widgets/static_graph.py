@@ -75,7 +75,7 @@ class DataflowGraph:
         self.nodes: list[dict] = []
         self.edges: list[dict] = []
         self.rows: dict[str, int] = {}
-        self.bands: list[dict] = []  # {"phase", "nodes": [ids]} in the order they ran
+        self.bands: list[dict] = []  # {"phase", "nodes": [ids], "top": first row}, in order
         self.holder: dict[int, str] = {}  # buffer -> the node holding its current value
         self.edge_pairs: set[tuple[str, str]] = set()
         self.read_in: dict[int, int] = {}  # unwritten buffer -> the band of its node
