@@ -74,3 +74,51 @@ def test_vectorized_functions_on_strided_views(op, dtype):
         numba_backend.map(op, contiguous(out), view_of(view))
         want = getattr(torch, op)(torch.from_numpy(np.ascontiguousarray(view))).numpy()
         assert ulp_distance(out, want).max() <= 2
+
+
+def broadcast_operands(dtype):
+    """(a, b) NumPy views of shape (50, 8) where rows are contiguous or stride 0: a bias
+    row, a column, one repeated value, a sliced matrix."""
+    rng = np.random.default_rng(2)
+    matrix = rng.normal(size=(50, 8)).astype(dtype)
+    wide = rng.normal(size=(50, 16)).astype(dtype)
+    bias = rng.normal(size=8).astype(dtype)
+    column = rng.normal(size=(50, 1)).astype(dtype)
+    value = rng.normal(size=1).astype(dtype)
+    return [
+        (matrix, np.broadcast_to(bias, (50, 8))),
+        (np.broadcast_to(bias, (50, 8)), matrix),
+        (matrix, np.broadcast_to(column, (50, 8))),
+        (np.broadcast_to(value, (50, 8)), wide[:, ::2]),
+        (wide[:, 3:11], np.broadcast_to(bias, (50, 8))),
+        (np.broadcast_to(bias, (50, 8)), np.broadcast_to(column, (50, 8))),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_zip_with_broadcast_rows(op, dtype):
+    for a, b in broadcast_operands(dtype):
+        storage = np.full(60 * 8, 77, dtype)  # the output inside a larger storage
+        out = Strided(storage, (50, 8), (8, 1), 40)
+        numba_backend.zip(op, out, view_of(a), view_of(b))
+        want = getattr(torch, op)(torch.from_numpy(a.copy()), torch.from_numpy(b.copy())).numpy()
+        np.testing.assert_array_equal(storage[40:440].reshape(50, 8), want)
+        assert (storage[:40] == 77).all() and (storage[440:] == 77).all()
+
+
+MATMUL_SHAPES = [(1, 500, 2, 8), (1, 500, 8, 8), (1, 8, 500, 2), (1, 1, 500, 8), (1, 500, 8, 1),
+                 (3, 5, 7, 3), (2, 1, 1, 1), (1, 4, 0, 3)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("batch,rows,depth,cols", MATMUL_SHAPES)
+def test_small_and_skinny_matmul(batch, rows, depth, cols, dtype):
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(batch, depth, rows)).astype(dtype).transpose(0, 2, 1)  # transposed
+    b = rng.normal(size=(batch, cols, 2 * depth)).astype(dtype)[:, :, ::2].transpose(0, 2, 1)
+    out = np.full((batch, rows, cols), 77, dtype)
+    numba_backend.matmul(contiguous(out), view_of(a), view_of(b))
+    want = (torch.from_numpy(a.copy()) @ torch.from_numpy(b.copy())).numpy()
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, want, rtol=tolerance, atol=tolerance * max(depth, 1))

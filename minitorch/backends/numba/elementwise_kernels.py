@@ -168,12 +168,27 @@ def make_zip_kernels(f):
 
         def zip_kernel(out, a, b, shape, strides, out_offset, a_offset, b_offset, total, chunks):
             """Agrees with ``reference.zip``. Besides the contiguous row there is a second
-            fast row: ``b`` is one repeated value (stride 0), as in ``x * 0.5``."""
+            fast row: ``b`` is one repeated value (stride 0), as in ``x * 0.5``. A 2-D
+            layout whose rows are contiguous in out and contiguous or one repeated value
+            in each input (``x + bias``: rows of 8) is a plain double loop: the odometer
+            and row slices cost more than a short row itself (18 us -> 4 us for
+            ``(500, 8) + (8,)``)."""
             inner = shape[-1]
             out_step, a_step, b_step = strides[0, -1], strides[1, -1], strides[2, -1]
             pieces = chunks if variant[0] else 1
-            contiguous_rows = out_step == 1 and a_step == 1 and b_step <= 1  # b_step 0 too
-            if shape.size == 2 and not contiguous_rows:  # e.g. transposed inputs
+            contiguous_rows = out_step == 1 and a_step <= 1 and b_step <= 1  # steps 0 too
+            if shape.size == 2 and contiguous_rows:  # e.g. x + bias: short rows, no odometer
+                for chunk in prange(pieces):
+                    first, last = chunk_bounds(chunk, pieces, shape[0])
+                    for i in range(first, last):
+                        o = out_offset + i * strides[0, 0]
+                        p = a_offset + i * strides[1, 0]
+                        q = b_offset + i * strides[2, 0]
+                        for j in range(inner):
+                            x, y = a[as_index(p + j * a_step)], b[as_index(q + j * b_step)]
+                            out[as_index(o + j)] = f(x, y)
+                return
+            if shape.size == 2:  # e.g. transposed inputs
                 for chunk in prange(pieces):  # tiles, so strided reads stay in cache
                     first, last = chunk_bounds(chunk, pieces, (shape[0] + TILE - 1) // TILE)
                     for i0 in range(first * TILE, min(last * TILE, shape[0]), TILE):
