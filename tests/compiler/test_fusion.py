@@ -267,3 +267,16 @@ def test_cuda_fused_source_compiles_with_nvrtc(emulated_cuda):
         if node.primitive == "fused":
             log = compile_cuda(header + "\n" + node.source, "fused.cu", _options("sm_80", fast=True))
             assert log is None, log
+
+
+def test_a_result_read_twice_is_taken_from_the_register_once():
+    # (y - t) * (y - t): the product reads the difference twice; after fusion nothing may
+    # still read the difference's buffer, which no node writes any more.
+    f = minitorch.compile(lambda y, t: (y - t) * (y - t), passes=["dead_code", "fuse_elementwise"])
+    y, t = minitorch.randn(50, 1), minitorch.randn(50, 1)
+    f(y, t), f(y, t)
+    graph = f.graph
+    written = {o.buffer for node in graph.nodes for o in node.writes}
+    assert [node.primitive for node in graph.nodes] == ["fused"]
+    assert all(graph.buffers[o.buffer].kind != "temp" or o.buffer in written for o in graph.nodes[0].reads)
+    np.testing.assert_array_equal(f(y, t).numpy(), ((y - t) * (y - t)).numpy())

@@ -20,6 +20,8 @@ PASSES = {
     "plan_memory": plan_memory,
 }
 
-# What ``minitorch.compile(fn)`` runs when no passes are named.
-DEFAULT_PASSES = ["constant_folding", "common_subexpressions", "dead_code", "fuse_elementwise",
-                  "plan_memory"]
+# What ``minitorch.compile(fn)`` runs when no passes are named. ``fuse_elementwise`` is
+# opt-in: each new fused kernel takes Numba 1-3 s to compile on first use (a stall in a
+# notebook or the Playground), and on small steps, where kernel launches dominate, it
+# measured no faster; on large elementwise chains it pays (``benchmarks/fusion.py``).
+DEFAULT_PASSES = ["constant_folding", "common_subexpressions", "dead_code", "plan_memory"]

@@ -71,7 +71,10 @@ def fuse_elementwise(graph: Graph) -> Graph:
             continue
         group = Group([position])
         out = node.writes[0]
+        merged: set[Operand] = set()  # results taken from a register (``x * x`` reads one twice)
         for o in node.reads:
+            if o in merged:
+                continue
             producer = _producer(graph, nodes, writers, readers, returned, o, node)
             if producer is None or producer not in groups:
                 group.inputs.append(o)
@@ -80,6 +83,7 @@ def fuse_elementwise(graph: Graph) -> Graph:
             if _safe_to_move(nodes, inner, producer, position, out):
                 group.members = sorted(inner.members + group.members)  # still in run order
                 group.inputs += inner.inputs
+                merged.add(o)
                 del groups[producer]
             else:
                 group.inputs.append(o)
