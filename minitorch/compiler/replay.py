@@ -17,8 +17,9 @@ Two tiers, as everywhere in minitorch:
   ``Strided`` once, so that a call only rebinds the operands of the inputs and runs the
   kernels. A ``Program`` must give exactly what ``replay`` gives.
 
-What a replay returns is copied out of the graph's buffers, so a later call never
-changes a result you kept.
+What a replay returns is always new, so a later call never changes a result you kept:
+``replay`` copies it out of the graph's buffers; ``Program`` gives a returned temp a new
+storage on each call and writes it there directly (no copy), and copies the rest.
 """
 
 from __future__ import annotations
@@ -199,9 +200,14 @@ class Program:
         self.graph = graph
         self.storages = own_storages(graph)
         self.extents = input_extents(graph)
+        # Temps the function returns get a new storage on every call and are handed out
+        # as they are, instead of being copied out of a storage the graph keeps.
+        self.fresh = sorted({spec.operand.buffer for spec in flatten_outputs(graph.outputs)
+                             if graph.buffers[spec.operand.buffer].kind == "temp"})  # fmt: skip
         self.steps: list[tuple[Any, Any, Node | None]] = []
         for node in checks_first(graph):
-            touches_input = any(graph.buffers[o.buffer].kind == "input" for o in operands_in(node.args))
+            touches_input = any(graph.buffers[o.buffer].kind == "input" or o.buffer in self.fresh
+                                for o in operands_in(node.args))  # fmt: skip
             if touches_input or node.primitive == "check" or node.scalars_again is not None:
                 self.steps.append((None, None, node))
                 continue
@@ -219,18 +225,47 @@ class Program:
             shift = arg._offset - buffer.input_offset
             if low + shift < 0 or high + shift >= len(arg._storage):
                 check_inputs(graph, inputs)  # raises with the message
+        if self.fresh:
+            storages = dict(storages)  # this call's: the returned temps' new storages
+            for index in self.fresh:
+                buffer = graph.buffers[index]
+                storages[index] = dispatch.empty(buffer.count, buffer.dtype, buffer.device_type)
         if dispatch.recording:  # a trace() block is open: record each call as it runs
-            return self._traced(inputs)
+            return self._traced(inputs, storages)
         for kernel, call_args, node in self.steps:
             if node is None:
                 kernel(*call_args)
             else:
                 run(node, [strided(o, graph, storages, inputs) for o in operands_in(node.args)], node.args)
-        return outputs(graph.outputs, lambda o: strided(o, graph, storages, inputs))
+        return self._results(inputs, storages)
 
-    def _traced(self, inputs: list[Tensor]) -> Any:
+    def _results(self, inputs: list[Tensor], storages: dict[int, Any]) -> Any:
+        """The return value: a returned temp as a tensor over its new storage, anything
+        else copied (``outputs``)."""
+        graph = self.graph
+
+        def view_of(o: Operand) -> Strided:
+            return strided(o, graph, storages, inputs)
+
+        def build(value: Any) -> Any:
+            if isinstance(value, OutputSpec):
+                if value.operand.buffer in self.fresh:
+                    o = value.operand
+                    return Tensor._make(storages[o.buffer], o.shape, o.strides, o.offset, value.dtype,
+                                        value.device)  # fmt: skip
+                return copy_out(value, view_of(value.operand))
+            if isinstance(value, (list, tuple)):
+                items = [build(v) for v in value]
+                return tuple(items) if isinstance(value, tuple) else items
+            if isinstance(value, dict):
+                return {k: build(v) for k, v in value.items()}
+            return value
+
+        return build(graph.outputs)
+
+    def _traced(self, inputs: list[Tensor], storages: dict[int, Any]) -> Any:
         """``__call__`` with every kernel call timed and added to the open traces."""
-        graph, storages = self.graph, self.storages
+        graph = self.graph
         for node in checks_first(graph):
             operands = [strided(o, graph, storages, inputs) for o in operands_in(node.args)]
             start = time.perf_counter()
@@ -241,4 +276,4 @@ class Program:
                 read = [strided(o, graph, storages, inputs) for o in node.reads]
                 dispatch.record_replayed(node.primitive, node.kernel, node.device_type, written[:1] + read,
                                          f"{node.op} (replay)", node.phase, seconds)  # fmt: skip
-        return outputs(graph.outputs, lambda o: strided(o, graph, storages, inputs))
+        return self._results(inputs, storages)

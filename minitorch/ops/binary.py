@@ -48,15 +48,16 @@ def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
         dtype = bool_
     if dtype is bool_ or op == "sub":
         _check_bool_operands(op, a, b, dtype)
+    divisor = b  # (a number is checked as a number: no kernel, no read from a device)
     if not (tensors_of_one_dtype and a.dtype is dtype):  # numbers, casts: make operands
         a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
     if op in ("floordiv", "remainder") and not dtype.is_floating_point:
-        if (b == 0).any():  # would crash a CUDA kernel (SIGFPE) and means nothing
+        if (divisor == 0 if is_number(divisor) else (b == 0).any()):  # SIGFPE in a CUDA kernel
             raise RuntimeError(
                 f"ZeroDivisionError: integer {'//' if op == 'floordiv' else '%'} by zero"
             )
     if op == "pow" and not dtype.is_floating_point and dtype is not bool_:
-        if (b < 0).any():
+        if (divisor < 0 if is_number(divisor) else (b < 0).any()):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     shape, (a, b) = broadcast_all(a, b)
     out = Tensor._empty(shape, bool_ if scalar_op.returns_bool else dtype, like.device)
