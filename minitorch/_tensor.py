@@ -129,10 +129,12 @@ class Tensor:
     # ----- making tensors (used by ops; users call minitorch.zeros etc.) -------------
 
     @staticmethod
-    def _empty(shape: tuple[int, ...], dtype: DType, device: Device) -> Tensor:
-        """A new contiguous tensor with its own (uninitialised) storage."""
+    def _empty(shape: tuple[int, ...], dtype: DType, device: Device, strides: tuple | None = None) -> Tensor:
+        """A new tensor with its own (uninitialised) storage: contiguous, or with
+        ``strides`` that lay ``shape`` out densely in another order of the dimensions."""
         shape = tuple(shape)
-        count, strides = new_tensor_layout(shape, dtype.itemsize)  # checked, remembered
+        count, contiguous = new_tensor_layout(shape, dtype.itemsize)  # checked, remembered
+        strides = contiguous if strides is None else strides
         try:
             storage = dispatch.empty(count, dtype.numpy, device.type)
         except MemoryError as error:

@@ -155,6 +155,23 @@ def _contiguous_strides(shape: tuple[int, ...]) -> Strides:
 
 
 @functools.lru_cache(maxsize=4096)  # every op's output asks: remember the answers
+@functools.lru_cache(maxsize=4096)
+def strides_in_order(shape: Shape, strides: Strides) -> Strides:
+    """Strides of a new dense tensor of ``shape`` whose dimensions lie in memory in the
+    order of ``strides`` (largest stride outermost; ties keep their order).
+
+    An elementwise result copies the memory order of its input (PyTorch's rule), so
+    ``x.t().exp()`` is transposed too and its kernel walks input and output alike:
+    ``(3, 4)`` with strides ``(1, 3)`` -> ``(1, 3)``; with gaps, ``(1, 6)`` -> ``(1, 3)``."""
+    order = sorted(range(len(shape)), key=lambda d: -abs(strides[d]))
+    result = [0] * len(shape)
+    step = 1
+    for d in reversed(order):  # innermost first: each steps over all inner ones
+        result[d] = step
+        step *= max(shape[d], 1)
+    return tuple(result)
+
+
 def new_tensor_layout(shape: Shape, itemsize: int) -> tuple[int, Strides]:
     """What a new contiguous tensor of ``shape`` (a tuple) needs: its element count, after
     ``checked_numel``'s checks (a shape that fails them raises, and is not remembered),
@@ -499,12 +516,15 @@ def merge_dims(shape: Sequence[int], *all_strides: Sequence[int]) -> tuple[Shape
     """The fewest dimensions that walk every operand through the same positions, in the
     same order, as ``shape`` with each operand's ``strides``.
 
-    Size-1 dimensions are dropped (an index along them is always 0), and dimension ``d``
-    merges into the one after it when, for *every* operand, one step along ``d`` jumps
-    exactly over a whole run of the next: ``strides[d] == strides[d + 1] * shape[d + 1]``::
+    An elementwise loop may visit the elements in any order, so the dimensions are first
+    put in the memory order of the first operand (the output: largest stride outermost),
+    which makes a permuted output like ``x.t().exp()``'s one run. Size-1 dimensions are
+    dropped (an index along them is always 0), and dimension ``d`` merges into the one
+    after it when, for *every* operand, one step along ``d`` jumps exactly over a whole
+    run of the next: ``strides[d] == strides[d + 1] * shape[d + 1]``::
 
         merged = []                                  # (size, one stride per operand)
-        for d with shape[d] != 1:
+        for d with shape[d] != 1, outermost in the first operand first:
             if merged and every operand has previous stride == strides[d] * shape[d]:
                 merged[-1] = (previous size * shape[d], strides[d])
             else:
@@ -515,14 +535,18 @@ def merge_dims(shape: Sequence[int], *all_strides: Sequence[int]) -> tuple[Shape
 
     >>> merge_dims((4, 5), (5, 1), (5, 1))           # contiguous: one flat run
     ((20,), [(1,), (1,)])
-    >>> merge_dims((4, 5), (1, 4), (5, 1))           # a transposed operand: no merge
-    ((4, 5), [(1, 4), (5, 1)])
+    >>> merge_dims((4, 5), (5, 1), (1, 4))           # a transposed input: no merge
+    ((4, 5), [(5, 1), (1, 4)])
+    >>> merge_dims((4, 5), (1, 4), (1, 4))           # all transposed alike: one run
+    ((20,), [(1,), (1,)])
     >>> merge_dims((2, 3, 4), (12, 4, 1), (0, 4, 1)) # the broadcast dim stays apart
     ((2, 12), [(12, 1), (0, 1)])
     """
     sizes: list[int] = []
     merged: list[list[int]] = [[] for _ in all_strides]
-    for d, size in enumerate(shape):
+    first = all_strides[0]
+    for d in sorted(range(len(shape)), key=lambda d: -abs(first[d])):  # (stable: ties keep order)
+        size = shape[d]
         if size == 1:
             continue
         if sizes and all(new[-1] == strides[d] * size for new, strides in zip(merged, all_strides)):

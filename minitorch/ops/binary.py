@@ -21,7 +21,14 @@ from minitorch import creation, dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, result_type
-from minitorch.ops.common import as_operand, broadcast_all, is_number, python_number, require_tensor
+from minitorch.ops.common import (
+    as_operand,
+    broadcast_all,
+    is_number,
+    python_number,
+    require_tensor,
+    result_strides,
+)
 from minitorch.scalar_ops import ZIP_OPS
 
 
@@ -60,7 +67,8 @@ def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
         if (divisor < 0 if is_number(divisor) else (b < 0).any()):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     shape, (a, b) = broadcast_all(a, b)
-    out = Tensor._empty(shape, bool_ if scalar_op.returns_bool else dtype, like.device)
+    strides = result_strides(shape, (a, b))  # (None: contiguous, the usual case)
+    out = Tensor._empty(shape, bool_ if scalar_op.returns_bool else dtype, like.device, strides)
     return out, a, b
 
 

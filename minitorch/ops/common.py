@@ -17,7 +17,15 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.dtypes import dtype as DType
 from minitorch.dtypes import int64, wrap_integer
-from minitorch.layout import Shape, Strides, broadcast_shapes, expand
+from minitorch.layout import (
+    Shape,
+    Strides,
+    broadcast_shapes,
+    contiguous_strides,
+    expand,
+    is_contiguous,
+    strides_in_order,
+)
 
 Number = bool | int | float
 
@@ -143,6 +151,20 @@ def broadcast_all(*tensors: Tensor) -> tuple[tuple[int, ...], Sequence[Tensor]]:
         return shape, tensors
     shape = common_shape(*[t._shape for t in tensors])
     return shape, [broadcast_view(t, shape) for t in tensors]
+
+
+def result_strides(shape: tuple[int, ...], operands: Sequence[Tensor]) -> tuple[int, ...] | None:
+    """The strides of an elementwise result of ``shape``: dense, in the memory order of
+    the first operand that fills ``shape`` without broadcasting (``x.t() + y.t()`` is
+    transposed, as in PyTorch); ``None`` (contiguous) when that order is row-major or no
+    operand qualifies."""
+    for t in operands:
+        if t._shape == shape and 0 not in t._strides:
+            if is_contiguous(t._shape, t._strides):
+                return None
+            strides = strides_in_order(t._shape, t._strides)
+            return None if strides == contiguous_strides(shape) else strides
+    return None
 
 
 def shares_storage(a: Tensor, b: Tensor) -> bool:

@@ -16,7 +16,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, finfo, get_default_dtype, int64
 from minitorch.ops.binary import where
-from minitorch.ops.common import cast, require_tensor
+from minitorch.ops.common import cast, require_tensor, result_strides
 from minitorch.scalar_ops import MAP_OPS
 
 
@@ -39,7 +39,8 @@ def apply_map(op: str, x: Tensor) -> Tensor:
             f"{op} is not implemented for bool tensors (as in PyTorch); convert first, "
             f"e.g. x.float() or x.long()"
         )
-    out = Tensor._empty(x._shape, bool_ if scalar_op.returns_bool else x.dtype, x.device)
+    strides = result_strides(x._shape, (x,))  # x's memory order (None: contiguous)
+    out = Tensor._empty(x._shape, bool_ if scalar_op.returns_bool else x.dtype, x.device, strides)
     return dispatch.map(op, out, x)
 
 
