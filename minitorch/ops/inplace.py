@@ -29,7 +29,7 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.creation import rand, randn
 from minitorch.dtypes import bool_, check_scalar_fits
-from minitorch.layout import broadcast_shapes, checked_numel, contiguous_strides
+from minitorch.layout import broadcast_shapes, checked_numel, contiguous_strides, strides_in_order
 from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor
 from minitorch.ops.shape import sizes_from
 
@@ -101,25 +101,34 @@ class WriteIntoView(Function):
     def forward(ctx: FunctionCtx, base: Tensor, values: Tensor, geometry: tuple) -> Tensor:
         ctx.geometry = geometry
         ctx.values_shape = values._shape
-        new_base = base.contiguous().clone() if base.is_contiguous() else base.contiguous()
+        ctx.base_strides = base._strides
+        new_base = _copy_in_layout(base, base._strides)  # the region's geometry still fits
         region = new_base._view(*geometry)
         dispatch.map("copy", region, broadcast_view(cast(values, base.dtype), region._shape))
         return new_base
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        grad = grad.contiguous()
+        grad = _copy_in_layout(grad, ctx.base_strides)  # laid out as the base was
         zeros = grad.new_zeros(ctx.values_shape)
         grad_base = WriteIntoView.apply(grad, zeros, ctx.geometry)
         grad_values = grad.as_strided(*ctx.geometry)
         return grad_base, grad_values, None
 
 
+def _copy_in_layout(t: Tensor, strides: tuple[int, ...]) -> Tensor:
+    """A copy of ``t`` in a new storage laid out with ``strides`` (dense, any order)."""
+    out = Tensor._empty(t._shape, t.dtype, t.device, strides)
+    return dispatch.map("copy", out, t)
+
+
 def _rebase_base_of_view(view: Tensor, result: Tensor) -> None:
     """Before ``view`` (a view of ``base``) is overwritten by ``result``, record that the
-    whole base changes: its new history is "old base with the view's region replaced"."""
+    whole base changes: its new history is "old base with the view's region replaced".
+    The base must be dense (contiguous, or a transposed result such as ``(x.t() * 2)``)."""
     base = view._base
-    if base._offset != 0 or not base.is_contiguous():
+    dense = strides_in_order(base._shape, base._strides)
+    if base._offset != 0 or any(n != 1 and a != b for n, a, b in zip(base._shape, base._strides, dense)):
         raise RuntimeError(
             "in-place operation on a view whose base is not contiguous is not supported "
             "with autograd; call .contiguous() on the base first"
