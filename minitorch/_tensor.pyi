@@ -76,8 +76,14 @@ class Tensor:
         """Set every field: the data, the layout, and empty autograd bookkeeping."""
         ...
     @staticmethod
-    def _empty(shape: tuple[builtins.int, ...], dtype: DType, device: Device) -> Tensor:
-        """A new contiguous tensor with its own (uninitialised) storage."""
+    def _empty(
+        shape: tuple[builtins.int, ...],
+        dtype: DType,
+        device: Device,
+        strides: tuple | None = None,
+    ) -> Tensor:
+        """A new tensor with its own (uninitialised) storage: contiguous, or with ``strides`` that lay
+        ``shape`` out densely in another order of the dimensions."""
         ...
     @staticmethod
     def _full(shape: tuple[builtins.int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
