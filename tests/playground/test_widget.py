@@ -164,22 +164,6 @@ def test_sync_is_throttled_while_playing(monkeypatch) -> None:
     assert pg.status["epoch"] == 1
 
 
-def test_the_meter_counts_epochs_trained_in_the_last_two_seconds(monkeypatch) -> None:
-    pg = Playground(epochs_per_frame=2, **QUICK)
-    clock = [1000.0]
-    monkeypatch.setattr(widget_module.time, "perf_counter", lambda: clock[0])
-    assert pg._epochs_per_second() is None  # nothing trained yet
-    for _ in range(30):  # 2 epochs every 0.1 s: 20 epochs per second
-        clock[0] += 0.1
-        pg._play_frame()
-    assert pg._epochs_per_second() == pytest.approx(20.0)
-    assert len(pg._speed) <= 22  # only the last two seconds are kept
-    for _ in range(3):  # slower than the window: the last two frames still give a rate
-        clock[0] += 5.0
-        pg._play_frame()
-    assert pg._epochs_per_second() == pytest.approx(2 / 5.0)
-
-
 def test_dataset_binding_and_your_own_data() -> None:
     pg = Playground(**QUICK)
     pg.dataset = "spiral"

@@ -7,7 +7,9 @@
 | ``features.py``  | the input features x1, x2, x1², x2², x1·x2, sin x1, sin x2       |
 | ``network.py``   | the ``nn.Sequential`` MLP and Playground's initialisation       |
 | ``compute.py``   | which backend it trains on (chosen live), on one thread          |
-| ``trainer.py``   | the headless training loop, history, stop conditions            |
+| ``trainer.py``   | the headless training loop, stop conditions                     |
+| ``history.py``   | ``Epoch``, and ``History``: the epochs trained, and ``plot()``  |
+| ``meter.py``     | the "epochs per second" meter shown while playing               |
 | ``snapshots.py`` | copies of the weights to scrub back through                     |
 | ``render.py``    | what the widget draws: the 100x100 heatmaps, links, gradients   |
 | ``export.py``    | "export as code": a runnable script of the current model        |
@@ -21,9 +23,10 @@ The front end is ``widgets/playground.js`` and ``widgets/playground.css``.
 from typing import Any
 
 from minitorch.widgets.playground.config import PlaygroundConfig
-from minitorch.widgets.playground.trainer import Epoch, Trainer
+from minitorch.widgets.playground.history import Epoch, History
+from minitorch.widgets.playground.trainer import Trainer
 
-__all__ = ["Epoch", "Playground", "PlaygroundConfig", "Trainer"]
+__all__ = ["Epoch", "History", "Playground", "PlaygroundConfig", "Trainer"]
 
 
 def __getattr__(name: str) -> Any:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -50,25 +50,11 @@ from minitorch.widgets.playground.config import (
 )
 from minitorch.widgets.playground.datasets import PlaygroundData, custom_dataset, make_dataset
 from minitorch.widgets.playground.features import feature_matrix
+from minitorch.widgets.playground.history import Epoch, History
 from minitorch.widgets.playground.snapshots import Snapshots
 
 DIVERGED = "the loss became NaN or infinite: the weights blew up. Lower the learning rate and press reset."
 DATA_KEYS = {"dataset", "noise", "train_ratio", "seed", "num_samples"}
-
-
-class Epoch(NamedTuple):
-    """One entry of ``history``: the losses and accuracies after an epoch of training.
-    Accuracies are ``None`` for regression; ``accuracy`` is the test accuracy."""
-
-    epoch: int
-    train_loss: float
-    test_loss: float
-    train_accuracy: float | None
-    test_accuracy: float | None
-
-    @property
-    def accuracy(self) -> float | None:
-        return self.test_accuracy
 
 
 class Trainer:
@@ -84,7 +70,7 @@ class Trainer:
         self.model = None
         self.optimizer = None
         self.epoch = 0
-        self.history: list[Epoch] = []
+        self.history = History()  # one Epoch per epoch trained; history.plot() draws it
         self.snapshots = Snapshots()
         self.message = ""  # what the widget shows: a bad setting, why training stopped
         self.diverged = False  # the loss became NaN: training waits for a reset
@@ -162,7 +148,7 @@ class Trainer:
                                              seed=config.seed).to(self.device)  # fmt: skip
             self.optimizer = self._make_optimizer()
             self._forget_step()
-            self.epoch, self.history, self.diverged = 0, [], False
+            self.epoch, self.history, self.diverged = 0, History(), False
             self.snapshots.clear()
             self.evaluate()
             self.snapshots.add(self.epoch, self.model)
@@ -244,7 +230,7 @@ class Trainer:
         self.message = DIVERGED if self.diverged else ""
         if self.history and self.history[-1].epoch > self.epoch:  # resumed from a snapshot
             self.snapshots.forget_after(self.epoch)
-            self.history = [entry for entry in self.history if entry.epoch <= self.epoch]
+            self.history = History(entry for entry in self.history if entry.epoch <= self.epoch)
         with self.computing():
             for _ in range(int(epochs)):
                 reason = self.stop_reason()

@@ -28,8 +28,9 @@ epoch and sends the state at most ``MAX_SYNCS_PER_SECOND`` times a second (fewer
 send is slow: sending never takes more than ``1 / SYNC_SHARE`` of the time), computing
 the heatmaps only for the states it sends; the page draws the latest state it has
 received once per animation frame. So when epochs run faster than frames, the epochs in
-between are trained but not drawn, and the meter ("epochs per second") counts every
-epoch trained over the last two seconds.
+between are trained but not drawn, and the meter ("epochs per second", ``meter.py``)
+counts every epoch trained over the last two seconds, starting again whenever play
+starts or the network is built anew.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections import deque
 from dataclasses import fields
 from typing import Any
 
@@ -49,6 +49,8 @@ from minitorch.widgets.playground.compute import available_backends
 from minitorch.widgets.playground.datasets import preview
 from minitorch.widgets.playground.export import export_code
 from minitorch.widgets.playground.features import FEATURES
+from minitorch.widgets.playground.history import Epoch, History
+from minitorch.widgets.playground.meter import EpochMeter
 from minitorch.widgets.playground.player import Player
 from minitorch.widgets.playground.render import (
     Renderer,
@@ -58,11 +60,10 @@ from minitorch.widgets.playground.render import (
     status_view,
 )
 from minitorch.widgets.playground.static import boundary_svg, summary_text
-from minitorch.widgets.playground.trainer import Epoch, Trainer
+from minitorch.widgets.playground.trainer import Trainer
 
 MAX_SYNCS_PER_SECOND = 15
 SYNC_SHARE = 8  # sending the state takes at most 1/8 of the time: training keeps the rest
-SPEED_WINDOW = 2.0  # seconds: the meter counts the epochs trained in this window
 BYTES_PER_SECOND = 4_000_000  # big networks send fewer frames per second
 SETTING_NAMES = [f.name for f in fields(settings.PlaygroundConfig)]
 
@@ -94,7 +95,7 @@ class Playground(MinitorchWidget):
         self._player = Player(self._play_frame, self._after_play)
         self._last_sync = 0.0
         self._sync_interval = 1 / MAX_SYNCS_PER_SECOND
-        self._speed: deque[tuple[float, int]] = deque()  # (time, epoch) of the last 2 s of play
+        self._meter = EpochMeter()  # epochs per second while playing
         self._notice = ""  # a message about the last action (not a setting problem)
         start, custom, problems = settings.from_arguments(config, changes)
         self.trainer = Trainer(start)
@@ -149,10 +150,11 @@ class Playground(MinitorchWidget):
             self._sync(force=True, with_points=True)
 
     @property
-    def history(self) -> list[Epoch]:
+    def history(self) -> History:
         """One ``Epoch(epoch, train_loss, test_loss, train_accuracy, test_accuracy)`` per
-        epoch trained (``.accuracy`` is the test accuracy)."""
-        return list(self.trainer.history)
+        epoch trained (``.accuracy`` is the test accuracy): a copy, as a list.
+        ``pg.history.plot()`` draws the loss and accuracy curves with matplotlib."""
+        return History(self.trainer.history)
 
     @property
     def epoch(self) -> int:
@@ -201,7 +203,7 @@ class Playground(MinitorchWidget):
         if self.trainer.problems:
             self._sync(force=True)
             return
-        self._speed.clear()
+        self._meter.restart()
         self._notice = ""
         self._player.start()
         self._sync(force=True)
@@ -290,11 +292,13 @@ class Playground(MinitorchWidget):
 
     def _apply(self, new: settings.PlaygroundConfig) -> None:
         with self._lock:
-            old_data = self.trainer.data
+            old_data, old_model = self.trainer.data, self.trainer.model
             self._notice = ""
             self.trainer.apply(new)
             if self.trainer.problems:
                 self._player.stop()
+            if self.trainer.model is not old_model:
+                self._meter.restart()  # a new network: measure it from now on
         self._sync(force=True, with_points=self.trainer.data is not old_data)
 
     @traitlets.observe("config")
@@ -313,6 +317,7 @@ class Playground(MinitorchWidget):
                 points, labels = value
                 self.trainer.set_custom_data(points, labels)
                 self._notice = ""
+                self._meter.restart()  # new data, a new network
             except Exception as error:
                 self._notice = f"could not use that data: {error}. Give (points [N, 2], labels [N])."
 
@@ -350,14 +355,12 @@ class Playground(MinitorchWidget):
     def _play_frame(self) -> bool:
         """One frame: ``epochs_per_frame`` epochs, then a (throttled) redraw."""
         with self._lock:
+            before = self.trainer.epoch
             try:
                 reason = self.trainer.train(self.trainer.config.epochs_per_frame)
             except Exception as error:
                 reason = f"training failed: {error}"
-            now = time.perf_counter()
-            self._speed.append((now, self.trainer.epoch))
-            while len(self._speed) > 2 and now - self._speed[1][0] >= SPEED_WINDOW:
-                self._speed.popleft()  # keep SPEED_WINDOW seconds, or two frames if slower
+            self._meter.record(self.trainer.epoch - before)
         if reason:
             if reason != self.trainer.message:
                 self._notice = reason  # a stop condition, shown beside the epoch
@@ -367,12 +370,6 @@ class Playground(MinitorchWidget):
 
     def _after_play(self) -> None:
         self._sync(force=True)
-
-    def _epochs_per_second(self) -> float | None:
-        if len(self._speed) < 2 or self._speed[-1][0] == self._speed[0][0]:
-            return None
-        (first_time, first_epoch), (last_time, last_epoch) = self._speed[0], self._speed[-1]
-        return (last_epoch - first_epoch) / (last_time - first_time)
 
     # ----- sending to the page -----------------------------------------------------------
 
@@ -403,7 +400,7 @@ class Playground(MinitorchWidget):
                     trainer,
                     self._player.running,
                     self.message,
-                    self._epochs_per_second() if self._player.running else None,
+                    self._meter.rate() if self._player.running else None,
                 )
                 self.error = self.message
         finished = time.perf_counter()
