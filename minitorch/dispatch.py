@@ -33,7 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from minitorch import backends
-from minitorch.backends import FusedStep, Strided
+from minitorch.backends import FusedStep, Strided, compile_time
 from minitorch.layout import is_contiguous
 
 # name -> (module, device type). Modules are imported on first use.
@@ -176,10 +176,13 @@ class DispatchRecord:
     strides: tuple[tuple[int, ...], ...]
     contiguous: tuple[bool, ...]
     path: str  # "contiguous" when every operand is contiguous, else "strided"
-    seconds: float
+    seconds: float  # the kernel's own time, without compiling it
     # The op stack when the kernel ran, outermost first: one (name, phase) tuple per op
     # call (a new tuple each call, so the profiler counts calls and nests ops by them).
     frames: tuple = ()
+    # The time this call spent compiling its kernel (first use only, else 0), kept apart
+    # from ``seconds``: ``minitorch/backends/compile_time.py``.
+    compile_seconds: float = 0.0
 
 
 class DispatchTrace(list):
@@ -317,9 +320,12 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
     if not recording:
         call(module)
         return out
+    compiled_before = compile_time.seconds()
     start = time.perf_counter()
     call(module)
     seconds = time.perf_counter() - start
+    compile_seconds = compile_time.seconds() - compiled_before  # a kernel's first call compiles it
+    seconds -= compile_seconds
     stack = thread_state.op_stack
     op, phase = stack[-1] if stack else (kernel, "forward")
     for recorder in _my_captures():
@@ -342,6 +348,7 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
         path="contiguous" if all(contiguous) else "strided",
         seconds=seconds,
         frames=tuple(stack),
+        compile_seconds=compile_seconds,
     )
     thread = threading.get_ident()
     for owner, records in _traces:
@@ -352,7 +359,8 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
         line = f"[minitorch] {op:>16} {primitive}:{kernel} {module.NAME} {record.dtype} {shapes}"
         if _debug >= 2:
             line += f" strides={list(record.strides)} {record.path}"
-        print(f"{line} {seconds * 1e6:.1f}us", file=sys.stderr)
+        compiled = f" (+ compiling {compile_seconds * 1e3:.0f}ms, once)" if compile_seconds else ""
+        print(f"{line} {seconds * 1e6:.1f}us{compiled}", file=sys.stderr)
     return out
 
 

@@ -12,6 +12,11 @@ function once per backend and puts the runs side by side::
 
     minitorch.widgets.dispatch_trace(step, backends=["reference", "numba"])
 
+A kernel's first call also compiles it (Numba, or the CUDA compiler): seconds, where
+running it takes microseconds. Dispatch records that time apart (``compile_seconds``),
+and the viewer draws it in its own row marked "compile (once)": it is never counted in a
+kernel's time nor in the totals, so a first ReLU does not look slow.
+
 The records come from ``minitorch.dispatch.trace()``; this file only arranges them.
 Clicking a call can open the layout of one of its operands in the stride visualizer.
 """
@@ -46,11 +51,15 @@ def run_json(label: str, records: Sequence[Any], error: str = "") -> dict:
                     key=lambda row: -row[2])
         for key, table in totals.items()
     }  # fmt: skip
-    rows = [{**record_json(r), "i": i, "contiguous": list(r.contiguous)}
+    rows = [{**record_json(r), "i": i, "contiguous": list(r.contiguous),
+             "compile_us": round(r.compile_seconds * 1e6, 2)}
             for i, r in enumerate(records[:MAX_ROWS])]  # fmt: skip
+    compiled = [r for r in records if r.compile_seconds]
     return {
         "label": label, "error": error, "calls": len(records),
-        "total_us": round(sum(r.seconds for r in records) * 1e6, 2),
+        "total_us": round(sum(r.seconds for r in records) * 1e6, 2),  # kernel time only
+        "compile_us": round(sum(r.compile_seconds for r in compiled) * 1e6, 2),
+        "compiled_calls": len(compiled),
         "records": rows, "truncated": max(0, len(records) - MAX_ROWS),
         "totals_op": ordered["op"], "totals_backend": ordered["backend"],
         "totals_primitive": ordered["primitive"],
@@ -136,7 +145,8 @@ class DispatchWidget(MinitorchWidget):
             return "dispatch trace (empty: use it as `with minitorch.widgets.dispatch_trace() as trace:`)"
         lines = []
         for run in self.runs:
-            lines.append(f"dispatch trace [{run['label']}]: {run['calls']} calls, {run['total_us']:.1f} us")
+            lines.append(f"dispatch trace [{run['label']}]: {run['calls']} calls, {run['total_us']:.1f} us "
+                         f"of kernel time{_compile_note(run)}")  # fmt: skip
             if run["error"]:
                 lines.append(f"  error: {run['error']}")
             header = f"  {'#':>4} {'op':<16} {'phase':<8} {'primitive':<10} {'kernel':<10} {'backend':<9} " \
@@ -146,7 +156,7 @@ class DispatchWidget(MinitorchWidget):
                 shapes = " <- ".join(str(tuple(s)) for s in r["shapes"])
                 lines.append(f"  {r['i']:>4} {r['op']:<16} {r['phase']:<8} {r['primitive']:<10} "
                              f"{r['kernel']:<10} {r['backend']:<9} {r['dtype']:<8} {r['path']:<10} "
-                             f"{r['us']:>8.1f}  {shapes}")  # fmt: skip
+                             f"{r['us']:>8.1f}  {shapes}{_compile_note(r)}")  # fmt: skip
             if run["calls"] > 40:
                 lines.append(f"  ... {run['calls'] - 40} more calls")
             for key in ("op", "backend"):
@@ -159,12 +169,17 @@ class DispatchWidget(MinitorchWidget):
         drawing = Drawing(width + 40, 30 + lane * max(len(self.runs), 1))
         for k, run in enumerate(self.runs):
             top = 20 + k * lane
-            drawing.text(20, top, f"{run['label']}: {run['calls']} calls, {run['total_us']:.1f} µs",
-                         anchor="start", bold=True)  # fmt: skip
+            drawing.text(20, top, f"{run['label']}: {run['calls']} calls, {run['total_us']:.1f} µs of kernel "
+                         f"time{_compile_note(run)}", anchor="start", bold=True)  # fmt: skip
             total = max(run["total_us"], 1e-9)
-            x = 20.0
+            x, kernels_width = 20.0, width
+            if run["compile_us"]:  # its own segment, off the kernels' scale: compiling is not running
+                drawing.rect(x, top + 8, 170, 18, fill="unused", stroke="muted", dash=True)
+                label = f"compile (once) {run['compile_us'] / 1e3:.0f} ms"
+                drawing.text(x + 85, top + 21, label, color="muted")
+                x, kernels_width = x + 180, width - 180
             for r in run["records"]:
-                w = width * r["us"] / total
+                w = kernels_width * r["us"] / total
                 drawing.rect(x, top + 8, max(w, 0.5), 18, fill=_color(r["op"]), stroke="none")
                 x += w
             for j, (name, count, us) in enumerate(run["totals_op"][:6]):
@@ -173,6 +188,14 @@ class DispatchWidget(MinitorchWidget):
                 drawing.text(145, y, f"{name} ×{count}", anchor="end", size=10)
                 drawing.text(155 + bar, y, f"{us:.1f} µs", anchor="start", size=10, color="muted")
         return str(drawing)
+
+
+def _compile_note(entry: dict) -> str:
+    """``"; compile (once): 2196.0 ms, not counted"`` for a run or a call that compiled."""
+    if not entry["compile_us"]:
+        return ""
+    calls = f" in {entry['compiled_calls']} calls" if entry.get("compiled_calls", 1) > 1 else ""
+    return f"; compile (once): {entry['compile_us'] / 1e3:.1f} ms{calls}, not counted"
 
 
 def _color(name: str) -> str:
@@ -193,8 +216,9 @@ def dispatch_trace(
     Given the records of a ``minitorch.dispatch.trace()`` block, it shows them.
     Given a function ``fn``, it calls ``fn()`` once per backend in ``backends`` (default: the
     current CPU backend) and shows the runs side by side. ``warmup=True`` calls ``fn``
-    once more before each recorded run, so compilation (Numba) is not timed; mind that
-    ``fn`` then runs twice (a training step would step twice).
+    once more before each recorded run, so the recorded run compiles nothing (compiling is
+    shown apart from kernel time either way); mind that ``fn`` then runs twice (a training
+    step would step twice).
     """
     widget = DispatchWidget()
     if fn is None:

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from minitorch import backends
-from minitorch.backends import cuda_emulator
+from minitorch.backends import compile_time, cuda_emulator
 from minitorch.backends.cuda.device import lock, runtime
 from minitorch.backends.cuda.source import FILES, defines, kernel_name, module_ops, module_source
 
@@ -41,12 +41,13 @@ def kernel(family: str, op: str, in_name: str, out_name: str) -> Any:
         name = kernel_name(family, op, in_name, out_name)
         start = time.perf_counter()
         try:
-            module = machine.modules.get(module_key)
-            if module is None:
-                source = module_source(*module_key)
-                label = f"{file[:-3]}_{in_name}_{out_name}" + ("" if len(ops) > 1 else f"_{op}")
-                module = machine.modules[module_key] = machine.raw_module(source, label)
-            function = module.get_function(name)
+            with compile_time.compiling():  # a trace shows it apart from the kernel's own time
+                module = machine.modules.get(module_key)
+                if module is None:
+                    source = module_source(*module_key)
+                    label = f"{file[:-3]}_{in_name}_{out_name}" + ("" if len(ops) > 1 else f"_{op}")
+                    module = machine.modules[module_key] = machine.raw_module(source, label)
+                function = module.get_function(name)
         except (cuda_emulator.CompileError, _cupy_compile_error()) as error:
             raise CudaCompileError(f"CUDA kernel {name} ({file}) failed to compile:\n{error}") from None
         if backends.debug_level:  # which kernel was loaded; at 2 its specialisation too
