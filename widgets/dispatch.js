@@ -18,7 +18,7 @@ function color(name) {
 
 // (2,3) without spaces: the table has many of these side by side.
 const compact = (values) => "(" + values.join(",") + (values.length === 1 ? ",)" : ")");
-const micro = (us) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
+const micro = (us) => (us >= 1e6 ? `${(us / 1e6).toFixed(2)} s` : us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
 
 function timeline(run, k, select) {
   const width = 600;
@@ -35,6 +35,21 @@ function timeline(run, k, select) {
   }
   return el("div", { class: "mt-timeline-box" }, svg,
     el("div", { class: "mt-caption" }, "kernel time, calls end to end: forward on top, backward below; click a bar"));
+}
+
+// Compiling, in its own row and never on the kernels' scale: a kernel's first call
+// compiles it (Numba, the CUDA compiler), seconds where running it takes microseconds.
+// One hatched segment per call that compiled, wide in proportion to its compile time.
+function compileRow(run, k, select) {
+  const compiled = run.records.filter((r) => r.compile_us > 0);
+  if (!compiled.length) return null;
+  const segments = compiled.map((r) => el("div", {
+    class: "mt-compile-segment", "data-row": r.i, style: `flex-grow: ${r.compile_us}`, onclick: () => select(k, r.i),
+    title: `#${r.i} ${r.op}: compiling ${r.primitive}:${r.kernel} took ${micro(r.compile_us)}, once; the kernel itself ran in ${micro(r.us)}`,
+  }, `${r.kernel} ${micro(r.compile_us)}`));
+  return el("div", { class: "mt-compile-box" },
+    el("div", { class: "mt-compile-row" }, el("span", { class: "mt-compile-label" }, "compile (once)"), el("div", { class: "mt-compile-segments" }, ...segments)),
+    el("div", { class: "mt-caption" }, `first use of a kernel compiles it: ${micro(run.compile_us)} in ${compiled.length} call${compiled.length > 1 ? "s" : ""}, shown apart and left out of every kernel time and total`));
 }
 
 function totalsTable(title, rows, total) {
@@ -62,14 +77,14 @@ function comparison(runs) {
 }
 
 function recordTable(run, k, selected, select) {
-  const head = ["#", "op", "phase", "primitive", "kernel", "backend", "dtype", "shapes (out ← in)", "strides", "path", "time"];
+  const head = ["#", "op", "phase", "primitive", "kernel", "backend", "dtype", "shapes (out ← in)", "strides", "path", "kernel time", "compile (once)"];
   const rows = run.records.map((r) => el("tr", {
     class: "mt-record" + (selected.run === k && selected.row === r.i ? " mt-selected" : "") + (r.path === "strided" ? " mt-strided" : ""),
     "data-row": r.i, onclick: () => select(k, r.i),
   }, el("td", {}, r.i), el("td", {}, r.op), el("td", {}, r.phase), el("td", {}, r.primitive), el("td", {}, r.kernel),
     el("td", {}, r.backend), el("td", {}, r.dtype), el("td", {}, r.shapes.map(compact).join(" ← ")),
     el("td", {}, r.strides.map(compact).join(" ")), el("td", {}, r.path === "contiguous" ? "fast (contiguous)" : "strided"),
-    el("td", {}, micro(r.us))));
+    el("td", {}, micro(r.us)), el("td", { class: r.compile_us ? "mt-compile-cell" : "" }, r.compile_us ? micro(r.compile_us) : "")));
   const more = run.truncated ? el("div", { class: "mt-muted" }, `… ${run.truncated} more calls not shown`) : null;
   return el("div", { class: "mt-table-box" }, el("table", { class: "mt-records" }, el("tr", {}, ...head.map((h) => el("th", {}, h))), ...rows), more);
 }
@@ -88,8 +103,10 @@ function render({ model, el: host }) {
     const selected = model.get("selected");
     if (!runs.length) { body.replaceChildren(el("div", { class: "mt-muted" }, "nothing recorded yet: use `with minitorch.widgets.dispatch_trace() as trace:`")); return; }
     const columns = runs.map((run, k) => el("div", { class: "mt-run", "data-run": k },
-      el("div", { class: "mt-run-title" }, `${run.label}: ${run.calls} calls, ${micro(run.total_us)}`),
+      el("div", { class: "mt-run-title" }, `${run.label}: ${run.calls} calls, ${micro(run.total_us)} of kernel time`,
+        run.compile_us ? el("span", { class: "mt-compile-total" }, ` + compile (once) ${micro(run.compile_us)}, not counted`) : null),
       run.error ? el("div", { class: "mt-error" }, run.error) : null,
+      compileRow(run, k, select),
       timeline(run, k, select),
       el("div", { class: "mt-totals-row" }, totalsTable("op", run.totals_op, run.total_us), totalsTable("backend", run.totals_backend, run.total_us)),
       recordTable(run, k, selected, select)));
@@ -121,7 +138,8 @@ function render({ model, el: host }) {
       class: "mt-button mt-open-operand", "data-operand": j,
       onclick: () => model.send({ type: "open", run: selected.run, row: selected.row, operand: j }),
     }, `${j === 0 ? "out" : "in" + (j - 1)} ${tupleText(shape)} strides ${tupleText(record.strides[j])}${record.contiguous[j] ? "" : " (strided)"}`));
-    const parts = [el("div", { class: "mt-details-title" }, `call #${record.i} in ${run.label}: ${record.op} (${record.phase}) → ${record.primitive}:${record.kernel} on ${record.backend}, ${record.dtype}, ${micro(record.us)}`),
+    const parts = [el("div", { class: "mt-details-title" }, `call #${record.i} in ${run.label}: ${record.op} (${record.phase}) → ${record.primitive}:${record.kernel} on ${record.backend}, ${record.dtype}, ${micro(record.us)}` +
+        (record.compile_us ? ` (and compiling its kernel first: ${micro(record.compile_us)}, once)` : "")),
       el("div", {}, "open an operand's layout: ", ...operands)];
     const linked = model.get("linked");
     if (linked && linked.run === selected.run && linked.row === selected.row && linked.state) {
