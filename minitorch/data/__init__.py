@@ -23,17 +23,21 @@ from minitorch.data.playground import (
 )
 from minitorch.data.simple import diag, simple, split
 from minitorch.utils.data import (
+    ChainDataset,
     ConcatDataset,
     DataLoader,
     Dataset,
+    IterableDataset,
     Subset,
     TensorDataset,
     default_collate,
+    get_worker_info,
     random_split,
 )
 
 __all__ = [
-    "CLASSIFICATION", "ConcatDataset", "DataLoader", "Dataset", "Digits", "MNIST", "REGRESSION",
-    "Subset", "TensorDataset", "circle", "default_collate", "diag", "gauss", "random_split",
+    "CLASSIFICATION", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "Digits",
+    "IterableDataset", "MNIST", "REGRESSION", "Subset", "TensorDataset", "circle",
+    "default_collate", "diag", "gauss", "get_worker_info", "random_split",
     "read_idx", "reg_gauss", "reg_plane", "simple", "spiral", "split", "xor",
 ]  # fmt: skip

@@ -1,7 +1,18 @@
 """``minitorch.utils.data`` (also ``minitorch.data``): datasets and the ``DataLoader``."""
 
-from minitorch.utils.data.dataloader import DataLoader, default_collate
-from minitorch.utils.data.dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from minitorch.utils.data._worker import WorkerInfo, get_worker_info
+from minitorch.utils.data.collate import default_collate, default_convert
+from minitorch.utils.data.dataloader import DataLoader
+from minitorch.utils.data.dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
 
-__all__ = ["ConcatDataset", "DataLoader", "Dataset", "Subset", "TensorDataset", "default_collate",
+__all__ = ["ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "Subset",
+           "TensorDataset", "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
            "random_split"]  # fmt: skip

@@ -6,134 +6,190 @@
 
 Each epoch it orders the sample indices (a fresh random permutation when ``shuffle``,
 drawn from ``generator`` or the global generator, so ``minitorch.manual_seed`` makes it
-repeatable), cuts them into batches, fetches the samples and *collates* them into batch
-tensors with ``collate_fn`` (``default_collate``: stacks tensors, turns numbers into
-tensors, and works through tuples, lists and dicts).
+repeatable) and cuts them into *tasks*, one list of indices per batch. A fetcher
+(``fetch.py``) turns each task into a batch: it fetches the samples and *collates* them
+into batch tensors with ``collate_fn`` (``default_collate`` in ``collate.py``: stacks
+tensors, turns numbers into tensors, and works through tuples, lists and dicts). An
+``IterableDataset`` is a stream instead: each task just takes the next samples.
 
-A ``TensorDataset`` with the default collation takes a fast path: one ``index_select``
-per tensor fetches the whole batch at once, instead of one Python call per sample.
-Everything runs in the main process (``num_workers`` is accepted and ignored).
+Where the fetching happens:
+
+* ``num_workers=0`` (the default): in the main process, between the steps of your loop;
+* ``num_workers=N``: in N worker processes, ahead of your loop (``worker_iterator.py`` for
+  the main process's side, ``_worker.py`` for a worker's). While the model trains on one
+  batch, the workers prepare the next ``prefetch_factor`` batches each; the batches still
+  come out in the same order. ``worker_init_fn(worker_id)`` runs in each worker at
+  start; ``get_worker_info()`` tells code in a worker which one it is;
+  ``persistent_workers=True`` keeps the workers for the next epoch instead of starting
+  new ones; ``timeout`` bounds each wait for a batch; ``multiprocessing_context``
+  ("fork", "spawn", "forkserver") says how the workers are started.
 """
 
 from __future__ import annotations
 
-import collections.abc
+import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import multiprocessing
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import numpy as np
+from minitorch import accelerator, creation
+from minitorch.utils.data.collate import default_collate, default_convert
+from minitorch.utils.data.dataset import Dataset, IterableDataset
+from minitorch.utils.data.fetch import FetchOptions, make_fetcher
+from minitorch.utils.data.worker_iterator import MultiProcessingDataLoaderIter
 
-from minitorch import creation
-from minitorch._tensor import Tensor
-from minitorch.ops.shape import stack
-from minitorch.utils.data.dataset import Dataset, TensorDataset
-
-
-def default_collate(batch: Sequence[Any]) -> Any:
-    """Combine a list of samples into a batch, PyTorch's way: tensors are stacked along
-    a new first dimension; Python ints, floats and bools become int64, float64 and bool
-    tensors; NumPy arrays become tensors; strings stay a list; tuples, lists and dicts are
-    collated field by field (a tuple sample gives a list, as in PyTorch)."""
-    elem = batch[0]
-    if isinstance(elem, Tensor):
-        return stack(list(batch), 0)
-    if isinstance(elem, np.ndarray):
-        return stack([creation.tensor(np.array(b)) for b in batch], 0)
-    if isinstance(elem, (np.bool_, np.number)):
-        return creation.tensor(np.array(batch))
-    if isinstance(elem, float):
-        return creation.tensor(batch, dtype="float64")
-    if isinstance(elem, (bool, int)):
-        return creation.tensor(batch)
-    if isinstance(elem, (str, bytes)):
-        return list(batch)
-    if isinstance(elem, collections.abc.Mapping):
-        return {key: default_collate([sample[key] for sample in batch]) for key in elem}
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a namedtuple
-        return type(elem)(*(default_collate(list(field)) for field in zip(*batch)))
-    if isinstance(elem, collections.abc.Sequence):
-        if any(len(sample) != len(elem) for sample in batch):
-            raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(list(field)) for field in zip(*batch)]
-    raise TypeError(
-        "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-        f"found {type(elem).__name__}"
-    )
+__all__ = ["DataLoader", "default_collate", "default_convert"]
 
 
-def _rows(t: Tensor, rows: list[int]) -> Tensor:
-    """``t[rows]`` for a batch: NumPy fancy indexing on the host for CPU data (one copy, no
-    kernel launches), ``index_select`` otherwise. Equal to stacking ``t[i]`` for each row."""
-    if t.device.type == "cpu" and not t.requires_grad:
-        return creation.tensor(t.numpy()[np.asarray(rows, dtype=np.int64)])
-    return t.index_select(0, creation.tensor(rows, dtype="int64", device=t.device))
+def _batched(indices: Iterable[int], batch_size: int, drop_last: bool) -> Iterator[list[int]]:
+    """Consecutive lists of ``batch_size`` indices; the short last one unless ``drop_last``."""
+    indices = iter(indices)
+    while batch := list(itertools.islice(indices, batch_size)):
+        if len(batch) < batch_size and drop_last:
+            return
+        yield batch
+
+
+def _start_method_context(context: Any) -> Any:
+    """A ``multiprocessing`` context from a start method's name, or the context itself."""
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(
+                f"multiprocessing_context option should specify a valid start method in {methods!r}, "
+                f"but got multiprocessing_context={context!r}"
+            )
+        return multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError(
+            "multiprocessing_context option should be a valid context object or a string "
+            f"specifying the start method, but got multiprocessing_context={context}"
+        )
+    return context
 
 
 class DataLoader:
-    def __init__(self, dataset: Dataset, batch_size: int | None = 1, shuffle: bool = False,
+    def __init__(self, dataset: Dataset, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler: Iterable[int] | None = None, batch_sampler: Iterable[list] | None = None,
                  num_workers: int = 0, collate_fn: Callable | None = None,
                  pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
-                 worker_init_fn: Callable | None = None, generator: Any = None,
-                 **unused: Any) -> None:  # fmt: skip
+                 worker_init_fn: Callable | None = None, multiprocessing_context: Any = None,
+                 generator: Any = None, *, prefetch_factor: int | None = None,
+                 persistent_workers: bool = False, pin_memory_device: str = "",
+                 in_order: bool = True) -> None:  # fmt: skip
         if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
             raise ValueError(
                 f"batch_size should be a positive integer value, but got batch_size={batch_size}"
             )
+        if isinstance(dataset, IterableDataset):
+            if shuffle not in (None, False):
+                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
+                                 f"option, but got shuffle={shuffle}")  # fmt: skip
+            if sampler is not None or batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
+                                 f"and batch_sampler options, but got sampler={sampler}")  # fmt: skip
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, "
                              "sampler, and drop_last")  # fmt: skip
-        if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative")
-        self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
+        self._check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers,
+                                   multiprocessing_context)  # fmt: skip
+        if pin_memory and not accelerator.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)  # fmt: skip
+        self.dataset, self.batch_size, self.shuffle = dataset, batch_size, bool(shuffle)
         self.sampler, self.batch_sampler = sampler, batch_sampler
-        self.num_workers, self.drop_last, self.generator = num_workers, drop_last, generator
-        self.collate_fn = collate_fn if collate_fn is not None else default_collate
+        self.drop_last, self.generator = drop_last, generator
+        self.num_workers, self.timeout, self.worker_init_fn = num_workers, timeout, worker_init_fn
+        self.prefetch_factor = prefetch_factor if num_workers == 0 or prefetch_factor is not None else 2
+        self.persistent_workers, self.in_order = persistent_workers, in_order
+        self.pin_memory, self.pin_memory_device = pin_memory, pin_memory_device
+        self.multiprocessing_context = (None if multiprocessing_context is None
+                                        else _start_method_context(multiprocessing_context))  # fmt: skip
+        self._batching = batch_size is not None or batch_sampler is not None
+        if collate_fn is None:
+            collate_fn = default_collate if self._batching else default_convert
+        self.collate_fn = collate_fn
+        self._iterator: MultiProcessingDataLoaderIter | None = None  # persistent workers
 
-    def _indices(self) -> list[int]:
-        if self.sampler is not None:
-            return list(self.sampler)
-        count = len(self.dataset)  # type: ignore[arg-type]
-        if self.shuffle:
-            return creation.randperm(count, generator=self.generator).tolist()
-        return list(range(count))
+    @staticmethod
+    def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int | None,
+                              persistent_workers: bool, multiprocessing_context: Any) -> None:  # fmt: skip
+        """PyTorch's checks, with its exception types and messages."""
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; "
+                             "use num_workers=0 to disable multiprocessing.")  # fmt: skip
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing."
+                             "let num_workers > 0 to enable multiprocessing, "
+                             "otherwise set prefetch_factor to None.")  # fmt: skip
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if multiprocessing_context is not None and num_workers == 0:
+            raise ValueError("multiprocessing_context can only be used with multi-process loading "
+                             f"(num_workers > 0), but got num_workers={num_workers}")  # fmt: skip
 
-    def _batches(self) -> Iterator[list[int]]:
+    def _fetch_options(self) -> FetchOptions:
+        return FetchOptions(self._batching, self.collate_fn, self.drop_last,
+                            rows_fast_path=self.collate_fn is default_collate)  # fmt: skip
+
+    def _tasks(self) -> Iterator[Any]:
+        """This epoch's tasks: a list of indices per batch (one index when ``batch_size`` is
+        None). For a stream, every task is ``batch_size`` placeholders: "the next ones".
+        (The iterator refers to no ``DataLoader``, so workers never keep a loader alive.)"""
+        if isinstance(self.dataset, IterableDataset):
+            return itertools.repeat([None] * self.batch_size if self.batch_size else None)
         if self.batch_sampler is not None:
-            yield from (list(b) for b in self.batch_sampler)
-            return
-        indices = self._indices()
-        if self.batch_size is None:  # no batching: one sample at a time
-            yield from ([i] for i in indices)
-            return
-        for start in range(0, len(indices), self.batch_size):
-            batch = indices[start : start + self.batch_size]
-            if len(batch) < self.batch_size and self.drop_last:
+            return (list(batch) for batch in self.batch_sampler)
+        if self.sampler is not None:
+            indices = list(self.sampler)
+        elif self.shuffle:
+            indices = creation.randperm(len(self.dataset), generator=self.generator).tolist()  # type: ignore[arg-type]
+        else:
+            indices = list(range(len(self.dataset)))  # type: ignore[arg-type]
+        if self.batch_size is None:
+            return iter(indices)
+        return _batched(indices, self.batch_size, self.drop_last)
+
+    def _single_process_batches(self) -> Iterator[Any]:
+        fetcher = make_fetcher(self.dataset, self._fetch_options())
+        for task in self._tasks():
+            try:
+                batch = fetcher.fetch(task)
+            except StopIteration:  # the stream ended
                 return
             yield batch
 
-    def _fetch(self, batch: list[int]) -> Any:
-        if self.batch_size is None and self.batch_sampler is None:
-            return self.dataset[batch[0]]
-        if isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate:
-            return [_rows(t, batch) for t in self.dataset.tensors]
-        if hasattr(self.dataset, "__getitems__"):
-            samples = self.dataset.__getitems__(batch)
-        else:
-            samples = [self.dataset[i] for i in batch]
-        return self.collate_fn(samples)
-
     def __iter__(self) -> Iterator[Any]:
-        for batch in self._batches():
-            yield self._fetch(batch)
+        if self.num_workers == 0:
+            if self.timeout != 0:
+                raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0 "
+                                     "(a timeout bounds the wait for worker processes)")  # fmt: skip
+            return self._single_process_batches()
+        if self.prefetch_factor == 0:
+            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
+        if not self.persistent_workers:
+            return MultiProcessingDataLoaderIter(self)
+        if self._iterator is None or not self._iterator.alive:
+            self._iterator = MultiProcessingDataLoaderIter(self)
+        else:
+            self._iterator._start_epoch(self._tasks())
+        return self._iterator
 
     def __len__(self) -> int:
-        if self.batch_sampler is not None:
+        if isinstance(self.dataset, IterableDataset):
+            count = len(self.dataset)  # type: ignore[arg-type]
+        elif self.batch_sampler is not None:
             return len(self.batch_sampler)  # type: ignore[arg-type]
-        count = len(self.sampler) if self.sampler is not None else len(self.dataset)  # type: ignore[arg-type]
+        else:
+            count = len(self.sampler) if self.sampler is not None else len(self.dataset)  # type: ignore[arg-type]
         if self.batch_size is None:
             return count
         return count // self.batch_size if self.drop_last else math.ceil(count / self.batch_size)

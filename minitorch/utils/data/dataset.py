@@ -2,13 +2,15 @@
 
 * ``TensorDataset(X, y)``: sample ``i`` is ``(X[i], y[i])``;
 * ``Subset(dataset, indices)`` and ``random_split(dataset, [0.8, 0.2])``: parts of one;
-* ``ConcatDataset([a, b])`` (also ``a + b``): one after the other.
+* ``ConcatDataset([a, b])`` (also ``a + b``): one after the other;
+* ``IterableDataset``: a stream of samples (``__iter__``) instead of indexed ones;
+  ``ChainDataset([a, b])`` (also ``a + b``) chains streams.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from minitorch import creation
@@ -23,6 +25,40 @@ class Dataset:
 
     def __add__(self, other: Dataset) -> ConcatDataset:
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """Base class for a stream of samples: define ``__iter__`` (a file read line by line, a
+    generator of synthetic data). A ``DataLoader`` asks for the next samples instead of
+    sample ``i``, so it takes no ``shuffle``, ``sampler`` or ``batch_sampler``.
+
+    With ``num_workers=N`` every worker process gets its own copy of the dataset and
+    iterates *all* of it, so each sample would arrive N times. Split the stream inside
+    ``__iter__`` with ``get_worker_info()`` (None in the main process)::
+
+        def __iter__(self):
+            info = get_worker_info()
+            if info is None:                       # single-process loading: everything
+                return iter(range(self.start, self.end))
+            return iter(range(self.start + info.id, self.end, info.num_workers))
+    """
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other: Dataset) -> ChainDataset:  # type: ignore[override]
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Several streams one after another (``a + b`` of two ``IterableDataset``)."""
+
+    def __init__(self, datasets: Iterable[IterableDataset]) -> None:
+        self.datasets = list(datasets)
+
+    def __iter__(self) -> Iterator[Any]:
+        for dataset in self.datasets:
+            yield from dataset
 
 
 class TensorDataset(Dataset):
