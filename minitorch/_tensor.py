@@ -16,12 +16,14 @@ once, with its derivative beside it.
 
 from __future__ import annotations
 
+import gc
+import sys
 import weakref
 from typing import Any
 
 import numpy as np
 
-from minitorch import dispatch
+from minitorch import dispatch, shared_storage
 from minitorch.device import device as Device
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import (
@@ -322,6 +324,37 @@ class Tensor:
         self._storage, self._shape, self._strides, self._offset = (
             other._storage, other._shape, other._strides, other._offset)  # fmt: skip
         self.dtype, self.device = other.dtype, other.device
+
+    # ----- sharing with other processes (minitorch/shared_storage.py) ---------------
+
+    def share_memory_(self) -> Tensor:
+        """Move this tensor's storage into shared memory, in place: every view of it
+        (and the tensor itself) reads and writes the shared copy from now on, so a
+        process it is sent to (``minitorch.multiprocessing``) sees the same values.
+
+        A NumPy array cannot change the memory it points at, so the move copies the
+        cells into a new segment and re-points each tensor holding the old storage: when
+        the storage's reference count says this tensor is its only holder (a fresh
+        tensor being sent), directly; otherwise the garbage collector lists who refers to
+        it (``gc.get_referrers``, a walk over every tracked object: rare and slower). A
+        NumPy array taken earlier with ``numpy()`` keeps the old memory, as in PyTorch.
+        A tensor on a GPU is left as it is (PyTorch shares CUDA memory another way)."""
+        old = self._storage
+        if shared_storage.is_shared(old) or not isinstance(old, np.ndarray):
+            return self
+        new = shared_storage.share(old)
+        # three references when this tensor alone holds it: its slot, ``old``, the argument
+        if sys.getrefcount(old) == 3:
+            self._storage = new
+        else:
+            for holder in gc.get_referrers(old):
+                if isinstance(holder, Tensor) and holder._storage is old:
+                    holder._storage = new
+        return self
+
+    def is_shared(self) -> bool:
+        """True when the storage is in shared memory (``share_memory_``), or on a GPU."""
+        return shared_storage.is_shared(self._storage) or not isinstance(self._storage, np.ndarray)
 
     # ----- leaving minitorch -------------------------------------------------------
 

@@ -1,0 +1,268 @@
+"""Storage in shared memory: where ``Tensor.share_memory_()`` moves a tensor's storage.
+
+A storage is normally private memory of one process (a NumPy array). To hand a tensor to
+another process without copying its values, the storage must live in memory that both
+processes map: a *segment*, a file in a memory-backed directory (``/dev/shm`` on Linux,
+the directory ``multiprocessing.shared_memory`` uses too) that each process maps with
+``mmap``. A write by one process lands in the very pages the others read, so only the
+segment's name and the tensor's layout travel between processes
+(``minitorch/multiprocessing/reductions.py``). A segment holds::
+
+    bytes [0, 8)     how many messages naming it are in flight (int64)
+    bytes [8, 64)    unused, so that the cells start 64-byte aligned
+    bytes [64, ...)  the storage's cells
+
+Who removes the name? A name left in ``/dev/shm`` keeps its memory taken until reboot,
+and a process may die at any moment (SIGKILL runs no cleanup code). The answer here is
+a reference count across processes that the kernel keeps for us:
+
+* every process that maps a segment holds a *shared lock* on its byte 1
+  (``fcntl.lockf``), and the kernel drops a process's locks when it exits, however;
+* a message naming the segment that is pickled but not yet unpickled is counted in the
+  header (``pin`` when sent, ``unpin`` once the receiver holds its own lock), so a sender
+  may drop its tensor the moment it has sent it;
+* when a process's last storage on a segment dies, or the process exits, it drops its
+  lock and, if no message is in flight and no other process holds a lock (an exclusive
+  lock can be taken), removes the name. The kernel frees the pages with the last mapping.
+
+Two things no holder is left to clean: a message sent but never received, and a segment
+whose every holder was killed. The main process sweeps at exit: it removes each
+minitorch segment whose creator is dead, that no process holds and no message names.
+
+Why not ``multiprocessing.shared_memory.SharedMemory`` itself (the same file and
+``mmap`` underneath): its ``close()`` refuses while a NumPy array still points into the
+memory, and its resource tracker, in the Python versions minitorch supports, removes a
+segment when a process that merely attached it exits, while others still use it.
+
+Shared storages are outside the caching allocator: their memory belongs to the segment,
+and is neither counted nor pooled by it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import mmap
+import multiprocessing
+import os
+import secrets
+import sys
+import tempfile
+import threading
+import weakref
+from collections.abc import Iterator
+from multiprocessing import util
+from typing import Any
+
+import numpy as np
+
+SEGMENT_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+PREFIX = "minitorch_"  # every segment's name: minitorch_<creator pid>_<random>
+HEADER_BYTES = 64
+_MUTEX_BYTE = 0  # locked while the header is read or changed
+_HOLDERS_BYTE = 1  # each process that maps the segment holds a shared lock on it
+
+_lock = threading.RLock()  # locks are per process: this one orders this process's threads
+_segments: dict[str, Segment] = {}  # name -> segment mapped here while a storage uses it
+_names: dict[int, str] = {}  # id(storage) -> its segment's name, while the storage lives
+
+
+class Segment:
+    """One segment mapped into this process, with this process's shared lock on it."""
+
+    def __init__(self, name: str, fd: int) -> None:
+        self.name = name
+        self.fd = fd
+        self.map = mmap.mmap(fd, os.fstat(fd).st_size)
+        self.in_flight = np.frombuffer(self.map, np.int64, 1)  # header bytes [0, 8)
+        fcntl.lockf(fd, fcntl.LOCK_SH, 1, _HOLDERS_BYTE)
+
+    @property
+    def path(self) -> str:
+        return os.path.join(SEGMENT_DIR, self.name)
+
+    def storage(self, numpy_dtype: Any, count: int, storage_class: type) -> np.ndarray:
+        """The cells as a flat array of the storage's own class (a NumPy array, or the
+        CUDA emulator's device array), released when the array dies."""
+        cells = np.frombuffer(self.map, numpy_dtype, count, HEADER_BYTES).view(storage_class)
+        self.cells = weakref.ref(cells)  # one storage per segment and process
+        _segments[self.name] = self
+        _names[id(cells)] = self.name
+        weakref.finalize(cells, self.release, id(cells))
+        return cells
+
+    @contextlib.contextmanager
+    def header(self) -> Iterator[None]:
+        """Hold the header's lock (other processes) and ``_lock`` (other threads)."""
+        with _lock:
+            fcntl.lockf(self.fd, fcntl.LOCK_EX, 1, _MUTEX_BYTE)
+            try:
+                yield
+            finally:
+                fcntl.lockf(self.fd, fcntl.LOCK_UN, 1, _MUTEX_BYTE)
+
+    def release(self, storage_id: int | None = None) -> None:
+        """This process lets go: drop its lock, and remove the name if it was the last
+        holder and no message names the segment."""
+        with _lock:
+            _names.pop(storage_id, None)
+            if _segments.get(self.name) is not self:
+                return  # released already (at exit)
+            del _segments[self.name]
+            fcntl.lockf(self.fd, fcntl.LOCK_UN, 1, _HOLDERS_BYTE)
+            with self.header():
+                if self.in_flight[0] == 0 and _nobody_holds(self.fd):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(self.path)
+            os.close(self.fd)  # the mapping stays until the array using it is gone
+
+
+def _nobody_holds(fd: int) -> bool:
+    """True when no other process holds its shared lock (an exclusive one can be had)."""
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _HOLDERS_BYTE)
+    except OSError:
+        return False
+    fcntl.lockf(fd, fcntl.LOCK_UN, 1, _HOLDERS_BYTE)
+    return True
+
+
+def is_shared(storage: Any) -> bool:
+    return id(storage) in _names
+
+
+def share(storage: np.ndarray) -> np.ndarray:
+    """A new segment holding a copy of ``storage``'s cells, as a storage of its class."""
+    name = f"{PREFIX}{os.getpid()}_{secrets.token_hex(6)}"
+    path = os.path.join(SEGMENT_DIR, name)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.ftruncate(fd, HEADER_BYTES + storage.nbytes)
+        with _lock:
+            cells = Segment(name, fd).storage(storage.dtype, storage.size, type(storage))
+    except BaseException:
+        os.close(fd)
+        os.unlink(path)
+        raise
+    cells[...] = storage
+    return cells
+
+
+def handle(storage: np.ndarray) -> tuple:
+    """What a message carries instead of the cells: the segment's name, the cells' type
+    and count. Counts the message as in flight until ``attach`` receives it."""
+    segment = _segments[_names[id(storage)]]
+    with segment.header():
+        segment.in_flight[0] += 1
+    return (segment.name, storage.dtype.str, storage.size, type(storage))
+
+
+def attach(name: str, numpy_dtype: str, count: int, storage_class: type) -> np.ndarray:
+    """The storage a message names (mapped once per process), taking over the message's
+    place in the count of messages in flight."""
+    with _lock:
+        segment = _segments.get(name)
+        if segment is not None:  # mapped here already: the same storage, so views agree
+            storage = segment.cells()
+        else:
+            try:
+                fd = os.open(os.path.join(SEGMENT_DIR, name), os.O_RDWR)
+            except FileNotFoundError:
+                raise RuntimeError(
+                    f"shared memory segment {name!r} no longer exists: it was removed before "
+                    "this message was received (was the message received twice?)"
+                ) from None
+            try:
+                segment = Segment(name, fd)  # takes this process's shared lock first
+            except BaseException:
+                os.close(fd)
+                raise
+            storage = segment.storage(np.dtype(numpy_dtype), count, storage_class)
+        with segment.header():
+            segment.in_flight[0] -= 1
+        return storage
+
+
+def discard(name: str) -> None:
+    """Take a message's place out of the count without mapping its segment (the receiver
+    refused it), removing the name if that was all that kept it."""
+    with _lock:
+        segment = _segments.get(name)
+        if segment is not None:
+            with segment.header():
+                segment.in_flight[0] -= 1
+            return
+        _unlink_if_unused(name, in_flight_change=-1)
+
+
+def _unlink_if_unused(name: str, in_flight_change: int = 0) -> None:
+    """For a segment this process does not map: change its count of messages in flight,
+    then remove it if no message names it and no process holds it."""
+    path = os.path.join(SEGMENT_DIR, name)
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX, 1, _MUTEX_BYTE)
+        in_flight = int.from_bytes(os.pread(fd, 8, 0), sys.byteorder, signed=True)
+        in_flight += in_flight_change
+        os.pwrite(fd, in_flight.to_bytes(8, sys.byteorder, signed=True), 0)
+        if in_flight == 0 and _nobody_holds(fd):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+    finally:
+        os.close(fd)  # drops this process's locks on it
+
+
+def sweep() -> None:
+    """Remove every minitorch segment whose creating process is dead, that no process
+    holds and no message in flight names (what killed processes left behind)."""
+    for name in os.listdir(SEGMENT_DIR):
+        creator = name[len(PREFIX) :].split("_")[0]
+        if name.startswith(PREFIX) and name not in _segments and creator.isdigit():
+            if not _is_running(int(creator)):
+                _unlink_if_unused(name)
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by another user
+    return True
+
+
+def _at_exit() -> None:
+    """A process ends: let go of every segment it maps; the main process also sweeps."""
+    for segment in list(_segments.values()):
+        segment.release()
+    if multiprocessing.parent_process() is None:
+        sweep()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child inherits the mappings but not the locks (they are per process):
+    take a lock on each segment, and start with an unheld thread lock."""
+    global _lock
+    _lock = threading.RLock()
+    for segment in _segments.values():
+        fcntl.lockf(segment.fd, fcntl.LOCK_SH, 1, _HOLDERS_BYTE)
+
+
+class _ExitHook:
+    """Registers ``_at_exit`` with multiprocessing's exit handlers, which run in the main
+    process (at interpreter exit) and in each child it starts, even a forked child (which
+    leaves with ``os._exit``, skipping ``atexit``). Priority -10: after the queues' feeder
+    threads have sent (and so pinned) what was put on them."""
+
+    def register(self) -> None:
+        util.Finalize(None, _at_exit, exitpriority=-10)
+
+
+_exit_hook = _ExitHook()
+_exit_hook.register()
+util.register_after_fork(_exit_hook, _ExitHook.register)  # a child starts with none
+os.register_at_fork(after_in_child=_after_fork_in_child)
