@@ -26,10 +26,13 @@ from typing import Any
 
 from minitorch.backends import cuda_emulator as _emulator
 from minitorch.backends.cuda import device as _device
+from minitorch.backends.cuda import streams as _streams
+from minitorch.backends.cuda.streams import Event, Stream, current_stream, default_stream
 from minitorch.backends.cuda_emulator import EmulatorError, set_thread_order, thread_order
 
 __all__ = [
-    "EmulatorError", "device_count", "get_device_name", "is_available", "is_emulated",
+    "EmulatorError", "Event", "Stream", "current_stream", "default_stream",
+    "set_stream", "stream", "device_count", "get_device_name", "is_available", "is_emulated",
     "memory_allocated", "memory_stats", "set_thread_order", "synchronize", "thread_order",
     "unavailable_reason", "use_emulator",
 ]  # fmt: skip
@@ -75,9 +78,25 @@ def get_device_name(device: Any = None) -> str:
 
 
 def synchronize(device: Any = None) -> None:
-    """Wait until every launched kernel has finished (launches are asynchronous on a
-    GPU; ``.item()``, ``.cpu()`` and printing wait by themselves)."""
-    _device.synchronize()
+    """Wait until every kernel launched on any stream has run, and raise the error of a
+    kernel that failed meanwhile. Launches are asynchronous (on a GPU and emulated);
+    ``.item()``, ``.cpu()`` and printing wait by themselves."""
+    _streams.synchronize_all()
+
+
+# Streams and events (Stream, Event, current_stream, default_stream, above):
+# minitorch/backends/cuda/streams.py explains them.
+
+
+def stream(stream: Stream | None) -> Any:
+    """``with minitorch.cuda.stream(s):`` queues the kernels launched inside on ``s``
+    (``None`` leaves the current stream as it is)."""
+    return _streams.using(stream)
+
+
+def set_stream(stream: Stream) -> None:
+    """Make ``stream`` this thread's current stream (prefer ``with stream(s):``)."""
+    _streams.set_current(stream)
 
 
 def memory_stats(device: Any = None) -> dict[str, Any]:

@@ -110,8 +110,11 @@ def empty(count: int, numpy_dtype: Any, device_type: str) -> Any:
     return storage
 
 
-def from_numpy(array: Any, device_type: str) -> Any:
-    storage = kernels_for(device_type).from_numpy(array)
+def from_numpy(array: Any, device_type: str, non_blocking: bool = False) -> Any:
+    """Device storage holding a copy of the 1-D host ``array``; ``non_blocking`` (CUDA
+    only) queues the copy on the current stream."""
+    module = kernels_for(device_type)
+    storage = module.from_numpy(array, non_blocking=True) if non_blocking else module.from_numpy(array)
     if recording:
         for recorder in _my_captures():
             recorder.constant(storage, device_type, array)
@@ -183,6 +186,11 @@ class DispatchRecord:
     # The time this call spent compiling its kernel (first use only, else 0), kept apart
     # from ``seconds``: ``minitorch/backends/compile_time.py``.
     compile_seconds: float = 0.0
+    # When the host issued the call (``time.perf_counter()``), and the work it queued on
+    # device streams: a CUDA launch returns at once, and each queued ``Work`` gets its
+    # ``start`` and ``end`` when its stream runs it (``minitorch/backends/cuda/streams.py``).
+    issued: float = 0.0
+    launches: tuple = ()
 
 
 class DispatchTrace(list):
@@ -321,8 +329,10 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
         call(module)
         return out
     compiled_before = compile_time.seconds()
+    collect = getattr(module, "collect_launches", None)  # backends whose launches are queued
     start = time.perf_counter()
-    call(module)
+    with collect() if collect else contextlib.nullcontext(()) as launches:
+        call(module)
     seconds = time.perf_counter() - start
     compile_seconds = compile_time.seconds() - compiled_before  # a kernel's first call compiles it
     seconds -= compile_seconds
@@ -349,6 +359,8 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
         seconds=seconds,
         frames=tuple(stack),
         compile_seconds=compile_seconds,
+        issued=start,
+        launches=tuple(launches),
     )
     thread = threading.get_ident()
     for owner, records in _traces:

@@ -37,6 +37,35 @@ function timeline(run, k, select) {
     el("div", { class: "mt-caption" }, "kernel time, calls end to end: forward on top, backward below; click a bar"));
 }
 
+// The same calls on one clock: a host row (when Python issued each call) and one row per
+// stream (when each queued kernel really ran there), so a launch that returns at once,
+// and two streams working side by side, can be seen. Data: run.timeline (real_timeline).
+function realTimeline(run, k, select) {
+  const line = run.timeline;
+  if (!line || !line.host.length) return null;
+  const label = 110, width = 600, row = 18;
+  const rows = [["host (Python)", line.host], ...line.streams];
+  const height = rows.length * row + 14;  // drawn at its own size (text stays 11 px): the box scrolls
+  const svg = svgEl("svg", { class: "mt-real-timeline", width: label + width, height, viewBox: `0 0 ${label + width} ${height}` });
+  const scale = width / Math.max(line.span_us, 1e-9);
+  const opOf = new Map(run.records.map((r) => [r.i, r.op]));
+  rows.forEach(([name, bars], j) => {
+    const y = j * row;
+    svg.append(svgEl("text", { x: label - 6, y: y + 13, "text-anchor": "end", class: "mt-row-label" }, name));
+    svg.append(svgEl("line", { x1: label, x2: label + width, y1: y + row - 1, y2: y + row - 1, class: "mt-row-rule" }));
+    for (const [i, start, end] of bars) {
+      const op = opOf.get(i) || "?";
+      svg.append(svgEl("rect", {
+        x: label + start * scale, y: y + 2, width: Math.max((end - start) * scale, 0.8), height: row - 5,
+        fill: color(op), class: "mt-tick", "data-row": i, "data-lane": j === 0 ? "host" : name, onclick: () => select(k, i),
+      }, svgEl("title", {}, `#${i} ${op} on ${name}: ${micro(start)} to ${micro(end)} (${micro(end - start)})`)));
+    }
+  });
+  svg.append(svgEl("text", { x: label + width, y: rows.length * row + 12, "text-anchor": "end", class: "mt-row-label" }, micro(line.span_us)));
+  return el("div", { class: "mt-timeline-box mt-real-timeline-box" }, svg,
+    el("div", { class: "mt-caption" }, "real time: the host row is when Python issued each call; a stream row is when its kernels ran (CUDA launches return at once)"));
+}
+
 // Compiling, in its own row and never on the kernels' scale: a kernel's first call
 // compiles it (Numba, the CUDA compiler), seconds where running it takes microseconds.
 // One hatched segment per call that compiled, wide in proportion to its compile time.
@@ -108,6 +137,7 @@ function render({ model, el: host }) {
       run.error ? el("div", { class: "mt-error" }, run.error) : null,
       compileRow(run, k, select),
       timeline(run, k, select),
+      realTimeline(run, k, select),
       el("div", { class: "mt-totals-row" }, totalsTable("op", run.totals_op, run.total_us), totalsTable("backend", run.totals_backend, run.total_us)),
       recordTable(run, k, selected, select)));
     const parts = [el("div", { class: "mt-runs" }, ...columns)];

@@ -24,7 +24,8 @@ files for how; this module is the Python side:
 
 What the emulator proves: the algorithm and the index arithmetic, barriers placed right,
 no reads of unwritten shared memory. What it cannot tell: speed, occupancy, coalescing,
-or CuPy's launch path. Launches run synchronously.
+or CuPy's launch path. ``function(...)`` runs a kernel before it returns; device "cuda"
+queues each launch on a stream instead (``minitorch/backends/cuda/streams.py``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import subprocess
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -413,6 +414,15 @@ class Function:
         shared_mem: int = 0,
         stream: Any = None,
     ) -> None:
+        """Launch and wait for the kernel (CuPy's call; minitorch's streams instead
+        ``prepare`` a launch and run it later on a stream's worker thread)."""
+        self.prepare(grid, block, args, shared_mem)()
+
+    def prepare(self, grid: int | Sequence[int], block: int | Sequence[int],
+                args: Sequence[Any], shared_mem: int = 0) -> Callable[[], None]:  # fmt: skip
+        """Check the launch and pack its arguments now, with the thread order of now;
+        return the function that runs the kernel. It holds ``args``, so the operands'
+        memory lives until the kernel has run."""
         grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
         threads = block3[0] * block3[1] * block3[2]
         if min(grid3) < 1 or min(block3) < 1 or threads > MAX_THREADS_PER_BLOCK:
@@ -422,18 +432,26 @@ class Function:
             )
         if not 0 <= shared_mem <= MAX_SHARED_BYTES:
             raise ValueError(f"{self.name}: shared_mem={shared_mem} is outside 0..48 KB")
-        keep: list = []
+        keep: list = [args]
         params = (ctypes.c_void_p * max(1, len(args)))(*[_argument(a, keep) for a in args])
         order, seed = _order
         config = LaunchConfig(
             (ctypes.c_uint * 3)(*grid3), (ctypes.c_uint * 3)(*block3), shared_mem,
             ORDERS[order], seed & 0xFFFFFFFF,
         )  # fmt: skip
-        with _launch_lock:
-            status = self._launcher(ctypes.byref(config), params)
-        if status != 0:
-            message = _runtime().mt_emulator_last_error().decode(errors="replace")
-            raise EmulatorError(message)
+
+        def run() -> None:
+            with _launch_lock:  # (ctypes lets go of the GIL while the kernel runs)
+                status = self._launcher(ctypes.byref(config), params)
+                message = _runtime().mt_emulator_last_error().decode(errors="replace") if status else ""
+            if status != 0:
+                raise EmulatorError(message)
+            self._check_guards(keep[0])
+
+        return run
+
+    def _check_guards(self, args: Sequence[Any]) -> None:
+        """Raise if the kernel wrote into the guard bytes behind an argument."""
         for position, arg in enumerate(args):
             guard = _guard(arg) if isinstance(arg, DeviceArray) else None
             if guard is not None and (guard != GUARD_VALUE).any():

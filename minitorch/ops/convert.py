@@ -40,24 +40,28 @@ class ToCopy(Function):
     """A copy with another dtype and/or device;  gradient: converted back."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, dtype: DType, device: Device) -> Tensor:
+    def forward(ctx: FunctionCtx, x: Tensor, dtype: DType, device: Device,
+                non_blocking: builtins.bool = False) -> Tensor:  # fmt: skip
         ctx.dtype, ctx.device = x.dtype, x.device
         if device == x.device:
             return cast(x, dtype)
         host = dtype.encode(np.ascontiguousarray(x._host_array())).reshape(-1)
-        storage = dispatch.from_numpy(host, device.type)
+        # non_blocking: a copy to a CUDA device is queued on the current stream
+        queued = non_blocking and device.type == "cuda"
+        storage = dispatch.from_numpy(host, device.type, non_blocking=queued)
         return Tensor._make(storage, x._shape, contiguous_strides(x._shape), 0, dtype, device)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        return grad.to(ctx.dtype, ctx.device), None, None
+        return grad.to(ctx.dtype, ctx.device), None, None, None
 
 
 def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` or
-    keywords ``dtype=``/``device=``."""
+    keywords ``dtype=``/``device=``. ``non_blocking=True`` queues a copy to a CUDA device
+    on the current stream and returns at once (a copy to the host always waits)."""
     dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
-    kwargs.pop("non_blocking", None)
+    non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
@@ -72,15 +76,15 @@ def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     device = as_device(device) if device is not None else x.device
     if dtype is x.dtype and device == x.device and not copy:
         return x
-    return ToCopy.apply(x, dtype, device)
+    return ToCopy.apply(x, dtype, device, builtins.bool(non_blocking))
 
 
 def cpu(x: Tensor) -> Tensor:
     return to(x, device="cpu")
 
 
-def cuda(x: Tensor, device: Any = None) -> Tensor:
-    return to(x, device="cuda" if device is None else device)
+def cuda(x: Tensor, device: Any = None, non_blocking: builtins.bool = False) -> Tensor:
+    return to(x, device="cuda" if device is None else device, non_blocking=non_blocking)
 
 
 def float(x: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)

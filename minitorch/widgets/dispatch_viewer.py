@@ -62,8 +62,32 @@ def run_json(label: str, records: Sequence[Any], error: str = "") -> dict:
         "compiled_calls": len(compiled),
         "records": rows, "truncated": max(0, len(records) - MAX_ROWS),
         "totals_op": ordered["op"], "totals_backend": ordered["backend"],
-        "totals_primitive": ordered["primitive"],
+        "totals_primitive": ordered["primitive"], "timeline": real_timeline(records),
     }  # fmt: skip
+
+
+def real_timeline(records: Sequence[Any]) -> dict:
+    """The timeline's rows on one clock, in microseconds from the first call: the host row
+    (when Python issued each call and how long it took) and one row per stream (when the
+    kernels a call queued really ran there). A CUDA launch returns at once, so its host
+    bar is thin and its kernel runs later on a stream row, maybe beside another stream's;
+    on the CPU the kernel runs inside the host bar. Rows hold ``[call, start, end]``."""
+    timed = [(i, r) for i, r in enumerate(records[:MAX_ROWS]) if r.issued]
+    if not timed:
+        return {"host": [], "streams": [], "span_us": 0.0}
+    origin = min(r.issued for _, r in timed)
+
+    def us(moment: float) -> float:
+        return round((moment - origin) * 1e6, 2)
+
+    host = [[i, us(r.issued), us(r.issued + r.seconds + r.compile_seconds)] for i, r in timed]
+    streams: dict[str, list] = {}
+    for i, r in timed:
+        for work in r.launches:
+            if work.finished.wait(timeout=60):  # (a stream row needs the kernel's end)
+                streams.setdefault(work.stream, []).append([i, us(work.start), us(work.end)])
+    span = max([end for _, _, end in host] + [row[2] for rows in streams.values() for row in rows])
+    return {"host": host, "streams": [[name, rows] for name, rows in streams.items()], "span_us": span}
 
 
 class DispatchWidget(MinitorchWidget):

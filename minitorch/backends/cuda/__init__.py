@@ -9,6 +9,7 @@ loads and launches them, one job per file:
 * ``source.py`` -- specialising a ``.cu`` file for one op and pair of dtypes (text only);
 * ``loader.py`` -- compiling each specialised module once and keeping its kernels;
 * ``launcher.py`` -- packing operand layouts, checking launch sizes, launching;
+* ``streams.py`` -- streams and events: each launch is queued and returns at once;
 * this file       -- the primitives of the backend contract (``minitorch/backends/__init__.py``).
 
 Each primitive prepares what its kernel assumes, then launches it: dimensions that can be
@@ -26,13 +27,15 @@ from typing import Any
 import numpy as np
 
 from minitorch.backends import Strided
+from minitorch.backends.cuda import streams
 from minitorch.backends.cuda.device import emulated, running_on, runtime
 from minitorch.backends.cuda.launcher import THREADS, blocks, launch, layout, storage
 from minitorch.backends.cuda.loader import CudaCompileError, kernel
 from minitorch.backends.cuda.source import dtype_name
+from minitorch.backends.cuda.streams import collect_launches
 from minitorch.layout import merge_dims, merge_kept_dims, numel
 
-__all__ = ["CudaCompileError", "emulated", "running_on"]  # besides the primitives
+__all__ = ["CudaCompileError", "collect_launches", "emulated", "running_on"]  # besides the primitives
 
 NAME = "cuda"
 DEVICE_TYPE = "cuda"
@@ -84,14 +87,17 @@ def empty(count: int, numpy_dtype: Any) -> Any:
     return runtime().empty(count, numpy_dtype)
 
 
-def from_numpy(array: np.ndarray) -> Any:
-    """Copy a 1-D host array to the device."""
+def from_numpy(array: np.ndarray, non_blocking: bool = False) -> Any:
+    """Copy a 1-D host array to the device: now, or with ``non_blocking`` queued on the
+    current stream (``streams.copy_to_device``)."""
     dtype_name(array.dtype)
-    return runtime().from_numpy(array)
+    return streams.copy_to_device(array) if non_blocking else runtime().from_numpy(array)
 
 
 def to_numpy(device_storage: Any) -> np.ndarray:
-    """Copy device storage back to the host (waits for pending kernels)."""
+    """Copy device storage back to the host, after waiting for every stream (a kernel
+    still queued may write it; ``streams.py`` says why all of them)."""
+    streams.synchronize_all()
     return runtime().to_numpy(device_storage)
 
 

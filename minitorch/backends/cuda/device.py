@@ -1,7 +1,7 @@
 """Where device "cuda" runs: a real GPU through CuPy, or the CPU emulator.
 
-Both offer the same small *runtime* interface (make storage, copy it, compile a module,
-wait), so the loader and the launcher above have one code path::
+Both offer the same small *runtime* interface (make storage, copy it, compile a module),
+so the loader and the launcher above have one code path::
 
     MINITORCH_CUDA unset/"auto"/"gpu"  -> a GPU through CuPy, when CuPy finds one
     MINITORCH_CUDA=emulator            -> the emulator (minitorch/backends/cuda_emulator.py)
@@ -133,10 +133,7 @@ class _GpuRuntime:
         return self.cupy.asarray(np.ascontiguousarray(array).reshape(-1))
 
     def to_numpy(self, storage: Any) -> np.ndarray:
-        return self.cupy.asnumpy(storage)  # waits for the kernels that write it
-
-    def synchronize(self) -> None:
-        self.cupy.cuda.Device().synchronize()
+        return self.cupy.asnumpy(storage)
 
     def memory_stats(self) -> dict[str, Any]:
         pool = self.cupy.get_default_memory_pool()
@@ -166,9 +163,6 @@ class _EmulatorRuntime:
     to_numpy = staticmethod(cuda_emulator.to_numpy)
     memory_stats = staticmethod(cuda_emulator.memory_stats)
 
-    def synchronize(self) -> None:
-        pass  # emulated launches finish before they return
-
     def device_count(self) -> int:
         return 1
 
@@ -186,10 +180,6 @@ def runtime() -> Any:
                 found = _EmulatorRuntime() if _mode == "emulator" else _GpuRuntime()
                 _runtimes[_mode] = found
     return found
-
-
-def synchronize() -> None:
-    runtime().synchronize()
 
 
 def memory_stats() -> dict[str, Any]:

@@ -4,7 +4,8 @@ Python checks and prepares everything a kernel assumes: each operand's layout is
 into an ``MtLayout`` struct passed by value (``kernels/strided.cuh``), the operands'
 storage must live on the runtime's device, and grid and block sizes are checked against
 a GPU's limits, so a bad launch is a clear Python error instead of a driver error (or,
-emulated, a crash). Launches are asynchronous on a GPU; ``to_numpy`` waits.
+emulated, a crash). A launch is queued on the current stream and returns at once, on a
+GPU and emulated (``streams.py``); a host read (``to_numpy``) waits.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.backends import Strided
+from minitorch.backends.cuda import streams
 from minitorch.backends.cuda.device import runtime
 
 MAX_DIMS = 10  # MT_MAX_DIMS in kernels/strided.cuh
@@ -60,8 +62,9 @@ def blocks(count: int, per_block: int) -> int:
 
 def launch(function: Any, grid: tuple[int, ...], block: tuple[int, ...], args: tuple,
            shared_mem: int = 0) -> None:  # fmt: skip
-    """Launch after checking the sizes against a GPU's limits, so that a bad launch is a
-    clear Python error instead of a CUDA driver error (or, emulated, a crash)."""
+    """Queue a launch on the current stream, after checking the sizes against a GPU's
+    limits, so that a bad launch is a clear Python error instead of a CUDA driver error
+    (or, emulated, a crash)."""
     grid3, block3 = (*grid, 1, 1)[:3], (*block, 1, 1)[:3]
     threads = block3[0] * block3[1] * block3[2]
     if not (1 <= grid3[0] < 2**31 and 1 <= grid3[1] <= 65535 and 1 <= grid3[2] <= 65535
@@ -72,4 +75,4 @@ def launch(function: Any, grid: tuple[int, ...], block: tuple[int, ...], args: t
             "memory (limits: grid x < 2^31, y and z <= 65535; at most 1024 threads and "
             "48 KB of shared memory per block)"
         )
-    function(grid3, block3, args, shared_mem=shared_mem)
+    streams.launch(function, grid3, block3, args, shared_mem)

@@ -1,0 +1,470 @@
+"""Streams and events: why a kernel launch returns before the kernel has run.
+
+A GPU runs the work it is given from *streams*: queues whose items (kernels, copies)
+run one after another, in the order they were put there. Python only puts work on a
+queue and goes on, so::
+
+    y = x @ w        # returns at once: the matmul is queued, not done
+    t = y.sum()      # queued behind it, on the same stream: it sees the matmul's result
+    t.item()         # a host read waits until the queue has run both
+
+Work on one stream runs in order. Work on two streams has no order between them until
+you give it one: ``s2.wait_stream(s1)`` (or ``s2.wait_event(e)``) makes later work on s2
+wait for what s1 holds now. An *event* marks a point in a stream's queue; it completes,
+and takes the time, when the stream reaches it, so ``start.elapsed_time(end)`` measures
+the work between two events as the device ran it. Timing a launch with
+``time.perf_counter()`` alone measures only the queueing (the classic bug):
+synchronize first, or use events.
+
+On a GPU the queues are CuPy's (``cupy.cuda.Stream``, ``cupy.cuda.Event``). On the
+emulator, each stream is a ``WorkQueue`` run by its own worker thread::
+
+    host thread                          worker thread of the stream
+    queue.submit(kernel) -> returns      while the queue holds work:
+    ...                                      work = next item; work.start = now
+                                             work.run()   (the compiled kernel, via
+                                             work.end = now   ctypes: no GIL held)
+                                             work.finished.set()
+
+``WorkQueue`` and ``Marker`` offer the part of ``cupy.cuda.Stream`` and
+``cupy.cuda.Event`` that ``minitorch.cuda`` uses (``synchronize()``, ``done``,
+``wait_event``, ``record``), so the public ``Stream`` and ``Event`` of
+``minitorch/cuda.py`` have one code path for both.
+
+The emulator's rules, and where they differ from a GPU:
+
+* Each host thread starts on the default stream; ``with minitorch.cuda.stream(s):``
+  makes ``s`` its current stream. Launches and ``non_blocking`` copies go on the
+  current stream.
+* A host read (``.item()``, ``.cpu()``, ``.tolist()``, printing) and
+  ``minitorch.cuda.synchronize()`` wait for *every* stream, on a GPU too. (PyTorch's
+  host read waits for the current stream only: reading a tensor that another stream
+  is still writing, without ``wait_stream``, is a race there. Do not rely on
+  minitorch's kinder rule.)
+* One kernel runs at a time, as on a GPU with one multiprocessor (the emulator's
+  scheduler and ``__shared__`` memory are global): kernels of two streams interleave
+  kernel by kernel, in no fixed order, while copies and the host overlap them.
+* An exception inside a kernel (an emulator error, a write past the end) cannot reach
+  the code that launched it, which has moved on. It is kept, as CUDA keeps a kernel's
+  error, and raised by the next synchronizing call: ``synchronize()``, a host read,
+  ``Stream.synchronize()``, ``Event.synchronize()``.
+* Queued work holds its operands' memory, so a tensor deleted on the host stays alive
+  until the kernels that use it have run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from minitorch.backends.cuda.device import runtime
+from minitorch.device import as_device
+
+
+class Work:
+    """One item of a stream's queue (a kernel, a copy, or an event's marker), with the
+    times it was issued by the host and started and ended on its stream."""
+
+    __slots__ = ("label", "stream", "run", "issued", "start", "end", "finished")
+
+    def __init__(self, label: str, stream: str, run: Callable[[], None] | None) -> None:
+        self.label = label
+        self.stream = stream  # the stream's name, e.g. "stream 1"
+        self.run = run
+        self.issued = time.perf_counter()
+        self.start: float | None = None
+        self.end: float | None = None
+        self.finished = threading.Event()
+
+
+# Kernel errors raised on worker threads, waiting for the next synchronizing call. They
+# belong to the device, not to one stream, as a CUDA kernel's error does.
+_errors: list[BaseException] = []
+_errors_lock = threading.Lock()
+
+
+def raise_pending_error() -> None:
+    """Raise the first kernel error a worker kept (and forget it), if there is one."""
+    with _errors_lock:
+        if not _errors:
+            return
+        error = _errors.pop(0)
+    error.add_note(
+        "(raised by a kernel that ran after its launch had returned: launches are "
+        "asynchronous, so the error shows at the next synchronizing call)"
+    )
+    raise error
+
+
+def _check_process(pid: int) -> None:
+    if os.getpid() != pid:
+        raise RuntimeError(
+            "Cannot re-initialize CUDA in forked subprocess: this stream or event belongs to "
+            "the parent process. To use CUDA with multiprocessing, you must use the 'spawn' "
+            "start method (or make new streams in the child)."
+        )
+
+
+class WorkQueue:
+    """An emulated CUDA stream: a queue whose worker thread runs its items in order.
+
+    The worker thread starts when work arrives and ends when the queue is empty, so an
+    idle stream holds no thread."""
+
+    emulated = True
+
+    def __init__(self, name: str, priority: int = 0) -> None:
+        self.name = name
+        self.priority = priority  # accepted, as PyTorch does; the emulator has one priority
+        self._items: deque[Work] = deque()
+        self._lock = threading.Lock()
+        self._worker_running = False
+        self._last: Work | None = None
+        self._pid = os.getpid()
+        _queues.add(self)
+
+    def submit(self, label: str, run: Callable[[], None] | None) -> Work:
+        """Put ``run`` at the end of the queue and return at once."""
+        _check_process(self._pid)
+        work = Work(label, self.name, run)
+        with self._lock:
+            self._items.append(work)
+            self._last = work
+            if not self._worker_running:
+                self._worker_running = True
+                threading.Thread(target=self._work, name=f"minitorch CUDA {self.name}",
+                                 daemon=True).start()  # fmt: skip
+        log = _launch_log.works
+        if log is not None:
+            log.append(work)
+        return work
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                if not self._items:
+                    self._worker_running = False
+                    return
+                work = self._items.popleft()
+            work.start = time.perf_counter()
+            try:
+                if work.run is not None:
+                    work.run()
+            except Exception as error:  # noqa: BLE001 - kept for the next synchronizing call
+                with _errors_lock:
+                    _errors.append(error)
+            work.end = time.perf_counter()
+            work.run = None  # lets go of the operands' memory
+            work.finished.set()
+
+    # ----- the part of cupy.cuda.Stream that minitorch.cuda uses ------------------------
+
+    def synchronize(self) -> None:
+        """Wait until everything submitted so far has run."""
+        _check_process(self._pid)
+        last = self._last
+        if last is not None:
+            last.finished.wait()
+
+    @property
+    def done(self) -> bool:
+        last = self._last
+        return last is None or last.finished.is_set()
+
+    def wait_event(self, marker: Marker) -> None:
+        """Later work on this queue waits until ``marker``'s stream has reached it."""
+        if marker.work is not None:
+            self.submit("wait for event", marker.work.finished.wait)
+
+
+class Marker:
+    """An emulated CUDA event: a point in a queue, stamped when the worker reaches it."""
+
+    def __init__(self) -> None:
+        self.work: Work | None = None
+        self._pid = os.getpid()
+
+    def record(self, queue: WorkQueue) -> None:
+        _check_process(self._pid)
+        self.work = queue.submit("event", None)
+
+    def synchronize(self) -> None:
+        _check_process(self._pid)
+        if self.work is not None:
+            self.work.finished.wait()
+
+    @property
+    def done(self) -> bool:
+        return self.work is None or self.work.finished.is_set()
+
+
+_queues: weakref.WeakSet[WorkQueue] = weakref.WeakSet()  # every emulated stream alive
+_default_queue: list[WorkQueue] = []
+
+
+def default_queue() -> Any:
+    """The default stream: on a GPU CuPy's null stream, emulated one ``WorkQueue``."""
+    machine = runtime()
+    if not machine.emulated:
+        return machine.cupy.cuda.Stream.null
+    if not _default_queue or _default_queue[0]._pid != os.getpid():
+        _default_queue[:] = [WorkQueue("default stream")]
+    return _default_queue[0]
+
+
+class _Current(threading.local):
+    """Each host thread's current stream (None: the default stream)."""
+
+    stream: Any = None
+
+
+_current = _Current()
+
+
+def current_queue() -> Any:
+    """The queue of this thread's current stream."""
+    chosen = _current.stream
+    return default_queue() if chosen is None else chosen._queue
+
+
+@contextlib.contextmanager
+def using(stream: Any) -> Iterator[None]:
+    """Make ``stream`` (a ``minitorch.cuda.Stream``) this thread's current stream inside
+    the block; ``None`` changes nothing (as in PyTorch)."""
+    previous = _current.stream
+    if stream is not None:
+        _current.stream = stream
+    try:
+        yield
+    finally:
+        _current.stream = previous
+
+
+def set_current(stream: Any) -> None:
+    _current.stream = stream
+
+
+def current() -> Any:
+    """This thread's current ``minitorch.cuda.Stream`` (None: the default stream)."""
+    return _current.stream
+
+
+def synchronize_all() -> None:
+    """Wait for every stream of the device, then raise a kernel error kept meanwhile."""
+    if runtime().emulated:
+        for queue in list(_queues):
+            if queue._pid == os.getpid():
+                queue.synchronize()
+    else:
+        runtime().cupy.cuda.Device().synchronize()
+    raise_pending_error()
+
+
+# ----- launching and copying on the current stream ----------------------------------------
+
+
+def launch(function: Any, grid: tuple, block: tuple, args: tuple, shared_mem: int) -> None:
+    """Put a kernel launch on this thread's current stream and return at once."""
+    queue = current_queue()
+    if queue.emulated != runtime().emulated:
+        made, now = ("emulator", "GPU") if queue.emulated else ("GPU", "emulator")
+        raise RuntimeError(
+            f'this stream was made for the {made}, but device "cuda" now runs on the {now}: '
+            "make a new minitorch.cuda.Stream()"
+        )
+    if queue.emulated:
+        queue.submit(function.name, function.prepare(grid, block, args, shared_mem))
+    else:
+        function(grid, block, args, shared_mem=shared_mem, stream=queue)
+
+
+def copy_to_device(array: Any) -> Any:
+    """New device storage filled from the 1-D host ``array`` by a copy queued on the
+    current stream (``non_blocking=True``). As with PyTorch's pinned memory, the host
+    array must not change until the stream has done the copy."""
+    machine = runtime()
+    storage = machine.empty(array.size, array.dtype)
+    queue = current_queue()
+    if machine.emulated:
+        queue.submit("copy to device", lambda: storage.__setitem__(Ellipsis, array))
+    else:
+        storage.set(array, stream=queue)
+    return storage
+
+
+# ----- what dispatch records while a trace is open ----------------------------------------
+
+
+class _LaunchLog(threading.local):
+    works: list[Work] | None = None
+
+
+_launch_log = _LaunchLog()
+
+
+@contextlib.contextmanager
+def collect_launches() -> Iterator[list[Work]]:
+    """The ``Work`` this thread queues inside the block (for the dispatch viewer's stream
+    rows: each fills in its ``start`` and ``end`` when it runs)."""
+    previous = _launch_log.works
+    _launch_log.works = works = []
+    try:
+        yield works
+    finally:
+        _launch_log.works = previous
+
+
+# ----- the public classes: minitorch.cuda.Stream and minitorch.cuda.Event -----------------
+
+
+def _check_device(device: Any) -> None:
+    """Refuse a device that is not the one CUDA device (``runtime()`` refuses a missing
+    one, naming the ways forward)."""
+    runtime()
+    if device is None:
+        return
+    found = as_device(f"cuda:{device}" if isinstance(device, int) else device)  # refuses cuda:1
+    if found.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {found}")
+
+
+class Stream:
+    """``torch.cuda.Stream``: a queue of device work that runs in order (see the module
+    docstring). ``priority`` is accepted (lower is more urgent on a GPU); the emulator
+    runs every stream alike."""
+
+    _numbers = itertools.count(1)
+
+    def __init__(self, device: Any = None, priority: int = 0) -> None:
+        _check_device(device)
+        machine = runtime()
+        if machine.emulated:
+            self._queue: Any = WorkQueue(f"stream {next(Stream._numbers)}", priority)
+        else:
+            options = {"priority": priority} if priority else {}
+            self._queue = machine.cupy.cuda.Stream(non_blocking=True, **options)
+        self.priority = priority
+
+    @classmethod
+    def _of(cls, queue: Any) -> Stream:
+        stream = cls.__new__(cls)
+        stream._queue, stream.priority = queue, getattr(queue, "priority", 0)
+        return stream
+
+    @property
+    def device(self) -> Any:
+        return as_device("cuda:0")
+
+    def synchronize(self) -> None:
+        """Wait until the work queued on this stream so far has run."""
+        self._queue.synchronize()
+        raise_pending_error()
+
+    def query(self) -> bool:
+        """True when all work queued on this stream has run (never waits)."""
+        return bool(self._queue.done)
+
+    def wait_event(self, event: Event) -> None:
+        """Work queued on this stream from now on waits until ``event`` has completed
+        (the host does not wait). An event never recorded is no wait at all."""
+        if event._marker is not None:
+            self._queue.wait_event(event._marker)
+
+    def wait_stream(self, stream: Stream) -> None:
+        """Work queued on this stream from now on waits until ``stream`` has run all the
+        work queued on it so far."""
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event: Event | None = None) -> Event:
+        """Record ``event`` (a new one if None) on this stream, and return it."""
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Stream) and other._queue is self._queue
+
+    def __hash__(self) -> int:
+        return id(self._queue)
+
+    def __repr__(self) -> str:
+        name = getattr(self._queue, "name", None) or f"cuda_stream={self._queue.ptr:#x}"
+        return f"<minitorch.cuda.Stream device=cuda:0 {name}>"
+
+
+class Event:
+    """``torch.cuda.Event``: a point in a stream's queue. ``record()`` places it,
+    ``query()`` tells whether the stream has reached it, ``synchronize()`` waits for
+    that, and ``elapsed_time(end)`` is the time in milliseconds between two completed
+    events recorded with ``enable_timing=True``."""
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False,
+                 interprocess: bool = False) -> None:  # fmt: skip
+        self.enable_timing = enable_timing
+        self._marker: Any = None  # made on the first record(), as PyTorch does
+
+    def record(self, stream: Stream | None = None) -> None:
+        """Place the event at the end of ``stream``'s queue (default: the current stream)."""
+        stream = current_stream() if stream is None else stream
+        machine = runtime()
+        if self._marker is None:
+            self._marker = (Marker() if machine.emulated
+                            else machine.cupy.cuda.Event(disable_timing=not self.enable_timing))  # fmt: skip
+        elif isinstance(self._marker, Marker) != machine.emulated:
+            raise RuntimeError(
+                "this event was made for a CUDA runtime that is no longer in use: make a new Event"
+            )
+        self._marker.record(stream._queue)
+
+    def wait(self, stream: Stream | None = None) -> None:
+        """Make later work on ``stream`` (default: the current stream) wait for this event."""
+        (current_stream() if stream is None else stream).wait_event(self)
+
+    def query(self) -> bool:
+        """True when the stream has reached the event (or it was never recorded)."""
+        return self._marker is None or bool(self._marker.done)
+
+    def synchronize(self) -> None:
+        """Wait until the stream has reached the event (at once if never recorded)."""
+        if self._marker is not None:
+            self._marker.synchronize()
+        raise_pending_error()
+
+    def elapsed_time(self, end_event: Event) -> float:
+        """Milliseconds from this event to ``end_event``, as the stream reached them."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        if self._marker is None or end_event._marker is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        if not (self.query() and end_event.query()):
+            raise RuntimeError(
+                "CUDA error: device not ready: an event has not completed yet; call "
+                "end_event.synchronize() (or minitorch.cuda.synchronize()) first"
+            )
+        if isinstance(self._marker, Marker):
+            return (end_event._marker.work.end - self._marker.work.end) * 1e3
+        return float(runtime().cupy.cuda.get_elapsed_time(self._marker, end_event._marker))
+
+    def __repr__(self) -> str:
+        state = "not recorded" if self._marker is None else ("done" if self.query() else "pending")
+        return f"<minitorch.cuda.Event {state}>"
+
+
+def current_stream(device: Any = None) -> Stream:
+    """This thread's current stream (the default stream unless changed)."""
+    _check_device(device)
+    chosen = current()
+    return Stream._of(default_queue()) if chosen is None else chosen
+
+
+def default_stream(device: Any = None) -> Stream:
+    """The default stream: where work goes unless a ``stream(s)`` block says otherwise."""
+    _check_device(device)
+    return Stream._of(default_queue())

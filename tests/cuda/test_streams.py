@@ -1,0 +1,275 @@
+"""CUDA streams and events on the emulator: launches return at once, host reads wait.
+
+Timing-free: instead of comparing wall-clock times, a test holds a stream shut with a
+*gate* (an item at the head of its queue that waits for the test), so "the launch
+returned before the kernel ran" is an ordering the test controls. PyTorch's CUDA
+semantics are the oracle: the same calls, the values compared with torch on the CPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+import minitorch
+from minitorch.backends.cuda import device, launcher
+from minitorch.backends.cuda_emulator import EmulatorError, RawModule
+
+
+@contextlib.contextmanager
+def gated(stream: minitorch.cuda.Stream):
+    """Hold ``stream`` shut inside the block: work queued on it waits until the end."""
+    gate = threading.Event()
+    stream._queue.submit("gate", gate.wait)
+    try:
+        yield
+    finally:
+        gate.set()
+
+
+def host(values: np.ndarray) -> minitorch.Tensor:
+    return minitorch.tensor(values)
+
+
+def test_launch_returns_before_the_kernel_runs_and_item_waits(emulator):
+    values = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = host(values).to("cuda").t()  # a transposed view
+    side = minitorch.cuda.Stream()
+    with minitorch.cuda.stream(side), gated(side):
+        with minitorch.dispatch.trace() as calls:
+            y = (x * 2).sum()  # both launches return while the stream is shut
+        assert not side.query()
+        (mul_work,) = calls[0].launches
+        assert not mul_work.finished.is_set()
+        returned = calls[-1].issued + calls[-1].seconds
+    assert y.item() == (torch.tensor(values).t() * 2).sum().item()  # item() waits
+    assert side.query()
+    assert returned < mul_work.start  # the classic bug: timing the launch measured no kernel
+
+
+def test_events_time_the_kernels_between_them(emulator):
+    a = minitorch.ones(48, 48, device="cuda")
+    start, middle, end = (minitorch.cuda.Event(enable_timing=True) for _ in range(3))
+    start.record()
+    with minitorch.dispatch.trace() as calls:
+        b = a @ a
+    middle.record()
+    c = b @ a
+    end.record()
+    end.synchronize()
+    assert start.query() and middle.query() and end.query()
+    (matmul,) = calls[0].launches
+    first, both = start.elapsed_time(middle), start.elapsed_time(end)
+    assert 0 <= (matmul.end - matmul.start) * 1e3 <= first <= both
+    assert c[0, 0].item() == 48 * 48
+
+
+def test_wait_stream_orders_a_consumer_after_its_producer(emulator):
+    values = np.linspace(-1, 1, 10, dtype=np.float32)
+    x = host(values).to("cuda")
+    producer, consumer = minitorch.cuda.Stream(), minitorch.cuda.Stream()
+    # Without wait_stream the streams have no order: the consumer runs while the
+    # producer is still held, and reads y before it is written (a race on a GPU).
+    with gated(producer):
+        with minitorch.cuda.stream(producer):
+            y = x * 3
+        with minitorch.cuda.stream(consumer):
+            (y + 1).sum()
+        consumer.synchronize()
+        assert not producer.query()
+    # With it, the consumer waits for everything queued on the producer so far.
+    with gated(producer):
+        with minitorch.cuda.stream(producer):
+            y = x * 3
+        consumer.wait_stream(producer)
+        with minitorch.cuda.stream(consumer):
+            z = (y + 1)[2:]
+        assert not consumer.query()
+    expected = (torch.tensor(values) * 3 + 1)[2:]
+    np.testing.assert_allclose(z.cpu().numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_wait_event_and_event_wait(emulator):
+    values = np.arange(6, dtype=np.float32)
+    x = host(values).to("cuda")
+    producer, consumer = minitorch.cuda.Stream(), minitorch.cuda.Stream()
+    ready = minitorch.cuda.Event()
+    with gated(producer):
+        with minitorch.cuda.stream(producer):
+            y = x - 1
+            ready.record()
+        assert not ready.query()
+        ready.wait(consumer)
+        with minitorch.cuda.stream(consumer):
+            z = y * y
+        assert not consumer.query()
+    ready.synchronize()
+    assert z.tolist() == ((torch.tensor(values) - 1) ** 2).tolist()
+
+
+def test_current_and_default_streams(emulator):
+    default = minitorch.cuda.default_stream()
+    assert minitorch.cuda.current_stream() == default
+    side = minitorch.cuda.Stream(priority=-1)
+    assert side.priority == -1 and side != default and side.device == minitorch.device("cuda:0")
+    with minitorch.cuda.stream(side):
+        assert minitorch.cuda.current_stream() == side
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(minitorch.cuda.current_stream()))
+        thread.start()
+        thread.join()
+        assert seen == [default]  # the current stream belongs to each host thread
+        with minitorch.cuda.stream(None):  # None changes nothing, as in PyTorch
+            assert minitorch.cuda.current_stream() == side
+    assert minitorch.cuda.current_stream() == default
+    minitorch.cuda.set_stream(side)
+    try:
+        assert minitorch.cuda.current_stream() == side
+    finally:
+        minitorch.cuda.set_stream(default)
+    assert "stream" in repr(side) and "not recorded" in repr(minitorch.cuda.Event())
+
+
+def test_non_blocking_copies(emulator):
+    values = np.arange(24, dtype=np.float32).reshape(4, 6)
+    reference = torch.tensor(values)
+    side = minitorch.cuda.Stream()
+    source = host(values)
+    with minitorch.cuda.stream(side), gated(side):
+        moved = source.t().to("cuda", non_blocking=True)  # a transposed view
+        sliced = source[1:, ::2].cuda(non_blocking=True)  # a strided slice
+        assert not side.query()  # the copies are queued
+    np.testing.assert_array_equal(moved.cpu().numpy(), reference.t().numpy())
+    np.testing.assert_array_equal(sliced.cpu().numpy(), reference[1:, ::2].numpy())
+    leaf = minitorch.tensor(values, requires_grad=True)
+    (leaf.to("cuda", non_blocking=True) * 2).sum().backward()
+    assert leaf.grad.device.type == "cpu" and leaf.grad.tolist() == np.full((4, 6), 2.0).tolist()
+    empty = host(np.zeros((0, 3), dtype=np.float32)).to("cuda", non_blocking=True)
+    assert empty.shape == (0, 3) and empty.cpu().shape == (0, 3)
+    assert host(np.float32(5.0)).cuda(non_blocking=True).item() == 5.0  # 0-d
+
+
+def test_event_errors_like_pytorch(emulator):
+    timed, untimed = minitorch.cuda.Event(enable_timing=True), minitorch.cuda.Event()
+    with pytest.raises(RuntimeError, match="Both events must be recorded"):
+        timed.elapsed_time(minitorch.cuda.Event(enable_timing=True))
+    timed.record()
+    untimed.record()
+    with pytest.raises(RuntimeError, match="enable_timing=True"):
+        timed.elapsed_time(untimed)
+    side, end = minitorch.cuda.Stream(), minitorch.cuda.Event(enable_timing=True)
+    with gated(side):
+        end.record(side)
+        with pytest.raises(RuntimeError, match="not ready"):
+            timed.elapsed_time(end)
+    end.synchronize()
+    assert timed.elapsed_time(end) >= 0
+    never = minitorch.cuda.Event()
+    assert never.query()
+    never.synchronize()  # a never-recorded event is no wait, as in CUDA
+    side.wait_event(never)
+
+
+def test_streams_of_a_missing_device(emulator, monkeypatch):
+    with pytest.raises(RuntimeError, match="out of range"):
+        minitorch.cuda.Stream(device="cuda:1")
+    with pytest.raises(ValueError, match="Expected a cuda device"):
+        minitorch.cuda.current_stream("cpu")
+    assert minitorch.cuda.Stream(device=0) != minitorch.cuda.Stream("cuda:0")
+    if device.gpu_problem() is None:
+        return
+    monkeypatch.setattr(device, "_mode", "auto")  # no emulator, and no GPU here
+    with pytest.raises(RuntimeError, match="use_emulator"):
+        minitorch.cuda.Stream()
+    with pytest.raises(RuntimeError, match="use_emulator"):
+        minitorch.cuda.Event().record()
+
+
+FAILING = r"""
+extern "C" __global__ void leaves_early(float* out, int n)
+{
+    if ((int)threadIdx.x >= n) return;   // threads leave before the barrier
+    __syncthreads();
+    out[threadIdx.x] = 1.0f;
+}
+"""
+
+
+def test_a_kernel_error_surfaces_at_the_next_synchronizing_call(emulator):
+    kernel = RawModule(FAILING, name="stream_error_test").get_function("leaves_early")
+    out = minitorch.zeros(64, device="cuda")
+
+    def launch_failing() -> None:
+        launcher.launch(kernel, (1,), (64,), (out._storage, np.int32(10)))  # returns at once
+
+    launch_failing()
+    with pytest.raises(EmulatorError, match="leaves_early") as error:
+        minitorch.cuda.synchronize()
+    assert "asynchronous" in "".join(error.value.__notes__)
+    minitorch.cuda.synchronize()  # reported once; the device keeps working
+    launch_failing()
+    with pytest.raises(EmulatorError):
+        out.sum().item()  # a host read synchronizes too
+    side = minitorch.cuda.Stream()
+    with minitorch.cuda.stream(side):
+        launch_failing()
+    with pytest.raises(EmulatorError):
+        side.synchronize()
+    assert (minitorch.ones(3, device="cuda") + 1).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_a_forked_child_cannot_use_the_parents_streams(emulator):
+    side, event = minitorch.cuda.Stream(), minitorch.cuda.Event()
+    event.record(side)
+    side.synchronize()
+    pid = os.fork()
+    if pid == 0:  # the child: both must refuse, with PyTorch's advice
+        code = 0
+        for use in (side.synchronize, event.synchronize):
+            try:
+                use()
+                code = 1
+            except RuntimeError as error:
+                code = code or (0 if "spawn" in str(error) else 2)
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_work_keeps_its_operands_alive(emulator):
+    side = minitorch.cuda.Stream()
+    with minitorch.cuda.stream(side), gated(side):
+        x = host(np.arange(5, dtype=np.float32)).to("cuda")
+        y = x + 1
+        del x  # the queued kernel still holds x's memory
+    assert y.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_dispatch_viewer_draws_a_host_row_and_one_row_per_stream(emulator):
+    pytest.importorskip("anywidget")
+    from minitorch.widgets.dispatch_viewer import run_json
+
+    x = minitorch.ones(8, device="cuda")
+    side = minitorch.cuda.Stream()
+    with minitorch.dispatch.trace() as calls:
+        y = x * 2  # default stream
+        with minitorch.cuda.stream(side), gated(side):
+            z = x + 3  # side stream, held until the block ends
+    timeline = run_json("cuda", calls)["timeline"]
+    rows = dict(timeline["streams"])
+    assert set(rows) == {"default stream", side._queue.name}
+    assert [i for i, _, _ in timeline["host"]] == [0, 1]
+    (host_bar,) = [bar for bar in timeline["host"] if bar[0] == 1]
+    (side_bar,) = rows[side._queue.name]
+    assert side_bar[0] == 1 and host_bar[2] <= side_bar[1] <= side_bar[2] <= timeline["span_us"]
+    assert rows["default stream"][0][0] == 0
+    assert y.tolist() == [2.0] * 8 and z.tolist() == [4.0] * 8
+    with minitorch.dispatch.trace() as cpu_calls:
+        minitorch.ones(3) + 1
+    cpu = run_json("cpu", cpu_calls)["timeline"]
+    assert cpu["streams"] == [] and len(cpu["host"]) == len(cpu_calls) >= 1
