@@ -28,6 +28,9 @@ export function drawStrides(root, state, options = {}) {
     list.push([v, k]);
     readers[view.storage].set(p, list);
   }));
+  // How many times one view reads a cell: more than once where it repeats cells (stride 0).
+  const readsBy = (v, p) => (readers[views[v].storage].get(p) || []).filter(([w]) => w === v).length;
+  const mostReads = (s, p) => Math.max(0, ...views.map((view, v) => (view.storage === s ? readsBy(v, p) : 0)));
 
   const clearMarks = (name) => root.querySelectorAll("." + name).forEach((n) => n.classList.remove(name));
   const mark = (name, v, k) => {
@@ -46,8 +49,10 @@ export function drawStrides(root, state, options = {}) {
     mark("mt-hl", v, k);
     for (const [w, j] of readers[view.storage].get(p)) if (w !== v || j !== k) elements[w][j].classList.add("mt-alias");
     const terms = index.map((i, d) => `${i}×${view.strides[d]}`);
+    const again = readsBy(v, p);
     readout.textContent = `${view.name}[${index.join(", ")}]  →  position = ${[view.offset, ...terms].join(" + ")} = ${p}` +
-      `   (storage ${view.storage}, value ${fmt(storages[view.storage].values[p])})`;
+      `   (storage ${view.storage}, value ${fmt(storages[view.storage].values[p])})` +
+      (again > 1 ? `   · ${view.name} reads cell ${p} ${again} times (stride 0)` : "");
   };
   // Hover a storage cell: every element that reads it lights up.
   const showCell = (s, p) => {
@@ -66,10 +71,13 @@ export function drawStrides(root, state, options = {}) {
     const row = el("div", { class: "mt-strip" });
     storage.values.forEach((value, p) => {
       const used = readers[s].has(p);
+      const reads = mostReads(s, p);
       const cell = el("div", {
-        class: "mt-cell" + (used ? "" : " mt-unused"), "data-storage": s, "data-position": p,
+        class: "mt-cell" + (used ? "" : " mt-unused") + (reads > 1 ? " mt-reread" : ""), "data-storage": s, "data-position": p,
+        title: reads > 1 ? `read ${reads} times by one view: its stride-0 dimension comes back to this cell` : null,
         onmouseenter: () => showCell(s, p),
-      }, el("span", { class: "mt-value" }, fmt(value)), el("span", { class: "mt-pos" }, p));
+      }, reads > 1 ? el("span", { class: "mt-reads" }, `×${reads}`) : null,
+      el("span", { class: "mt-value" }, fmt(value)), el("span", { class: "mt-pos" }, p));
       cells[s].push(cell);
       row.append(cell);
     });
@@ -86,6 +94,7 @@ export function drawStrides(root, state, options = {}) {
         view.viewable ? ".view(-1) ok" : ".view(-1) needs a copy"),
       view.copied ? el("span", { class: "mt-badge mt-copy", title: "this op wrote a new storage" }, "copy → new storage") : null,
       el("span", { class: "mt-badge" }, `storage ${view.storage}`),
+      repeatBadge(view),
     ];
     const field = (key, value) => el("input", {
       class: "mt-field", "data-field": key, "data-focus-key": `${v}:${key}`, value, size: Math.max(4, value.length + 1),
@@ -106,6 +115,17 @@ export function drawStrides(root, state, options = {}) {
       header, layoutRow, grid(view, v));
   }
 
+  // Stride 0 (expand, broadcasting): stepping along that dimension stays on one cell.
+  function repeatBadge(view) {
+    const dims = view.repeated_dims || [];
+    if (dims.length) {
+      return el("span", { class: "mt-badge mt-repeat-badge", title: `dim ${dims.join(", ")} has stride 0: its elements read the same storage cell again and again (no copy was made)` },
+        `stride 0: repeats · dim ${dims.join(", ")} · each cell read ${view.most_reads}×`);
+    }
+    if (view.most_reads > 1) return el("span", { class: "mt-badge mt-repeat-badge" }, `overlapping: a cell read ${view.most_reads}×`);
+    return null;
+  }
+
   // The logical tensor: the last two dims as a grid, leading dims as small multiples.
   function grid(view, v) {
     const shape = view.shape;
@@ -124,8 +144,10 @@ export function drawStrides(root, state, options = {}) {
       }
       const index = indexOf(k, shape);
       const isSelected = selected.view === v && selected.index && selected.index.join() === index.join();
+      const repeated = view.most_reads > 1 && readsBy(v, p) > 1;
       const cell = el("div", {
-        class: "mt-el" + (isSelected ? " mt-selected" : ""), "data-view": v, "data-ordinal": k, title: `${view.name}[${index.join(", ")}]`,
+        class: "mt-el" + (isSelected ? " mt-selected" : "") + (repeated ? " mt-repeat" : ""), "data-view": v, "data-ordinal": k,
+        title: `${view.name}[${index.join(", ")}]` + (repeated ? `: reads cell ${p}, as ${readsBy(v, p) - 1} other elements of ${view.name} do` : ""),
         onmouseenter: () => showElement(v, k),
         onclick: () => send({ type: "select", view: v, index }),
       }, el("span", { class: "mt-value" }, fmt(storages[view.storage].values[p])), el("span", { class: "mt-pos" }, "@" + p));
@@ -175,10 +197,11 @@ export function drawStrides(root, state, options = {}) {
     select.addEventListener("change", () => { args.placeholder = select.selectedOptions[0].dataset.hint; });
     const apply = () => send({ type: "apply", view: active, op: select.value, args: args.value });
     args.addEventListener("keydown", (event) => { if (event.key === "Enter") apply(); });
-    const name = views[active] ? views[active].name : "?";
-    return el("div", { class: "mt-controls" }, `new view of ${name} = ${name}.`, select, "(", args, ")",
+    const from = views[active] ? views[active].operand : "?";
+    return el("div", { class: "mt-controls" }, el("span", { class: "mt-muted" }, "derive a view: "),
+      el("span", { class: "mt-derive-code" }, `${state.next_name} = ${from}.`), select, "(", args, ")",
       el("button", { class: "mt-button mt-apply", onclick: apply }, "apply"),
-      el("span", { class: "mt-muted" }, "  click a view's title to make it the one you derive from"));
+      el("span", { class: "mt-muted" }, `  from ${views[active] ? views[active].name : "?"}; click another view's title to derive from it`));
   }
 
   // The traversal animation: the order a kernel walks the elements (row-major over the
@@ -223,6 +246,7 @@ export function drawStrides(root, state, options = {}) {
 // Broadcast mode: shapes aligned from the right, one column per dimension.
 function broadcastTable(info) {
   const cols = info.columns;
+  const [a, b] = info.names || ["a", "b"];
   const cell = (text, cls = "") => el("td", { class: cls }, text);
   const size = (value, stretched) => {
     const text = value === null ? "· (counts as 1)" : String(value);
@@ -230,11 +254,11 @@ function broadcastTable(info) {
   };
   const table = el("table", { class: "mt-bcast" },
     el("tr", {}, el("th", {}, ""), ...cols.map((c) => el("th", {}, `dim ${c.from_right}`))),
-    el("tr", {}, el("th", {}, `a ${tupleText(info.a)}`), ...cols.map((c) => size(c.a, c.a_stretched))),
-    el("tr", {}, el("th", {}, `b ${tupleText(info.b)}`), ...cols.map((c) => size(c.b, c.b_stretched))),
+    el("tr", {}, el("th", {}, `${a} ${tupleText(info.a)}`), ...cols.map((c) => size(c.a, c.a_stretched))),
+    el("tr", {}, el("th", {}, `${b} ${tupleText(info.b)}`), ...cols.map((c) => size(c.b, c.b_stretched))),
     el("tr", {}, el("th", {}, "result"), ...cols.map((c) => (c.ok ? cell(String(c.result), "mt-result") : cell("✗", "mt-bad")))));
   const verdict = info.result
-    ? el("div", { class: "mt-bcast-result" }, `a ${tupleText(info.a)} and b ${tupleText(info.b)} broadcast to ${tupleText(info.result)}`)
+    ? el("div", { class: "mt-bcast-result" }, `${a} ${tupleText(info.a)} and ${b} ${tupleText(info.b)} broadcast to ${tupleText(info.result)}`)
     : el("div", { class: "mt-bcast-result mt-bad" }, "they do not broadcast: " + info.error);
   return el("div", { class: "mt-section mt-broadcast" }, el("div", { class: "mt-caption" }, "broadcasting: align shapes from the right; sizes must match or be 1 (a missing dim counts as 1)"), table, verdict);
 }
@@ -256,7 +280,8 @@ function keepFocus(root, redraw) {
 
 function render({ model, el: host }) {
   const root = el("div", { class: "mt-widget mt-strides" });
-  const header = el("div", { class: "mt-header" }, el("span", { class: "mt-title" }, "stride visualizer"), exportButton(model));
+  const title = el("span", { class: "mt-title" });
+  const header = el("div", { class: "mt-header" }, title, exportButton(model));
   const error = errorBox("");
   const note = el("div", { class: "mt-note", hidden: true });
   const body = el("div", { class: "mt-body" });
@@ -269,6 +294,8 @@ function render({ model, el: host }) {
   };
   const draw = () => keepFocus(body, () => {
     const state = model.get("state");
+    const names = (model.get("broadcast") || {}).names;
+    title.textContent = names ? `broadcasting ${names[0]} + ${names[1]}` : "stride visualizer";
     drawStrides(body, state, {
       interactive: true, broadcast: model.get("broadcast"), active: model.get("active"),
       selected: model.get("selected"), ops: model.get("ops"), send,

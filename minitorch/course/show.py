@@ -14,14 +14,14 @@ import minitorch
 from minitorch.layout import index_to_position, numel, ordinal_to_index
 
 
-def _widget(name: str, *args: Any) -> Any:
-    """``minitorch.widgets.<name>(*args)``, or ``None`` when it cannot be shown."""
+def _widget(name: str, *args: Any, **kwargs: Any) -> Any:
+    """``minitorch.widgets.<name>(*args, **kwargs)``, or ``None`` when it cannot be shown."""
     try:
         import importlib
 
         widgets = importlib.import_module("minitorch.widgets")
         factory = getattr(widgets, name)
-        return factory(*args)
+        return factory(*args, **kwargs)
     except Exception:  # noqa: BLE001 (widgets not installed or not landed: use text)
         return None
 
@@ -48,8 +48,8 @@ def layout_text(t: minitorch.Tensor, name: str = "t", limit: int = 12) -> str:
 
 
 def show_layout(t: minitorch.Tensor, name: str = "t") -> Any:
-    """The stride visualizer for ``t`` (or its text picture)."""
-    widget = _widget("strides", t)
+    """The stride visualizer for ``t``, titled ``name`` (or its text picture)."""
+    widget = _widget("strides", t, names=[name])
     if widget is not None:
         return widget
     print(layout_text(t, name))

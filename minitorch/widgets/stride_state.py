@@ -17,6 +17,8 @@ arithmetic of its own. Everything here is plain Python, tested without a browser
 
 from __future__ import annotations
 
+import ast
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -164,13 +166,14 @@ class ViewEntry:
 class ViewChain:
     """Tensors and the views derived from them, over their shared storages."""
 
-    def __init__(self, tensors: Sequence[Tensor], names: Sequence[str] | None = None) -> None:
+    def __init__(self, tensors: Sequence[Tensor], names: Sequence[str | None] | None = None) -> None:
         if not tensors:
             raise ValueError("pass at least one tensor")
         names = list(names) if names is not None else []
         if len(names) > len(tensors):
             raise ValueError(f"{len(names)} names for {len(tensors)} tensors")
-        names += [("t" if i == 0 else f"v{i}") for i in range(len(names), len(tensors))]
+        names += [None] * (len(tensors) - len(names))
+        names = [("t" if i == 0 else f"v{i}") if name is None else name for i, name in enumerate(names)]
         self.views: list[ViewEntry] = []
         for name, t in zip(names, tensors):
             if not isinstance(t, Tensor):
@@ -221,12 +224,25 @@ class ViewChain:
             return False
         return entry.tensor._storage is not self.views[entry.parent].tensor._storage
 
+    def repeated_dims(self, view: int) -> list[int]:
+        """The dimensions along which the view reads the *same* cell again and again:
+        stride 0 and more than one element (what ``expand`` and broadcasting make)."""
+        t = self.views[view].tensor
+        return [d for d, (size, stride) in enumerate(zip(t._shape, t._strides)) if stride == 0 and size > 1]
+
+    def most_reads(self, view: int) -> int:
+        """How many of the view's elements share its most-read storage cell: 1 when each
+        element has a cell of its own; with stride 0 along a size-4 dimension, 4."""
+        counts = Counter(self.positions(view))
+        return max(counts.values(), default=0)
+
     def label(self, view: int) -> str:
-        """How the view was made, as code: ``v3 = t.permute(1, 0)``."""
+        """How the view was made, as code: ``v3 = t.permute(1, 0)`` (or just the
+        expression when that is the view's name: ``a.expand(3, 4)``)."""
         entry = self.views[view]
         if not entry.op:
             return entry.name
-        source = self.views[entry.parent].name if entry.parent is not None else "storage"
+        source = as_operand(self.views[entry.parent].name) if entry.parent is not None else "storage"
         if entry.op == "index":
             body = entry.args.strip()
             expression = source + (body if body.startswith("[") else f"[{body}]")
@@ -235,7 +251,7 @@ class ViewChain:
             expression = f"{source}.as_strided({_tuple(size)}, {_tuple(stride)}, {offset[0]})"
         else:
             expression = f"{source}.{entry.op}({entry.args})"
-        return f"{entry.name} = {expression}"
+        return expression if entry.name == expression else f"{entry.name} = {expression}"
 
     # ----- actions (each raises a clear error on bad input; the widget shows it) -------
 
@@ -362,6 +378,7 @@ class ViewChain:
             t = entry.tensor
             views.append({
                 "name": entry.name,
+                "operand": as_operand(entry.name),  # how a derived view's code starts
                 "label": self.label(v),
                 "parent": entry.parent,
                 "op": entry.op,
@@ -374,6 +391,8 @@ class ViewChain:
                 "viewable": self.viewable(v),
                 "copied": self.copied(v),
                 "positions": self.positions(v),
+                "repeated_dims": self.repeated_dims(v),
+                "most_reads": self.most_reads(v),
             })  # fmt: skip
         owners = {}
         for v in range(len(self.views)):
@@ -385,7 +404,20 @@ class ViewChain:
             ],
             "views": views,
             "note": self.note,
+            "next_name": self._new_name(),  # what the controls' next derived view is called
         }
+
+
+def as_operand(expression: str) -> str:
+    """``expression`` ready to have ``.method()`` or ``[index]`` written after it: an
+    expression with an operator goes in parentheses (``a + b`` -> ``(a + b)``, so that
+    ``(a + b).permute(1, 0)`` means what it says); a name, attribute, call or index stays."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return f"({expression})" if " " in expression else expression
+    atomic = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    return expression if atomic else f"({expression})"
 
 
 def _tuple(values: Sequence[int]) -> str:

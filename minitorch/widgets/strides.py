@@ -10,12 +10,19 @@ shape/strides/offset in place, checked live by ``layout.check_as_strided``.
     >>> t = minitorch.arange(12.).view(3, 4)
     >>> minitorch.widgets.strides(t, t.t(), t[:, ::2])          # doctest: +SKIP
 
+Each view is titled by what you wrote for it (``t``, ``t.t()``, ``t[:, ::2]``), read back
+from the calling line (``call_source.py``), or by the name you give it
+(``strides(t, tT=t.t())``). A dimension of stride 0 (``expand``, broadcasting) is marked
+"stride 0: repeats": walking along it reads the same storage cell again and again.
+
 Kernel-side state a notebook can read: ``widget.selected`` (the element clicked last),
 ``widget.views`` (the tensors drawn), ``widget.error`` (the last rejected input).
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Sequence
 from typing import Any
 
 import traitlets
@@ -23,8 +30,9 @@ import traitlets
 from minitorch._tensor import Tensor
 from minitorch.autograd import no_grad
 from minitorch.widgets.broadcasting import broadcast_columns
+from minitorch.widgets.call_source import argument_sources, readable_names
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
-from minitorch.widgets.stride_state import MAX_ELEMENTS, VIEW_OPS, ViewChain, index_of
+from minitorch.widgets.stride_state import MAX_ELEMENTS, VIEW_OPS, ViewChain, ViewEntry, as_operand, index_of
 from minitorch.widgets.svg import Drawing, text_width
 from minitorch.widgets.tensor_info import format_number
 
@@ -132,6 +140,7 @@ class StrideWidget(MinitorchWidget):
                 flags += ", view(-1) needs a copy"
             if view["copied"]:
                 flags += ", copied to a new storage"
+            flags += _repeats_note(view)
             lines.append(
                 f"{view['label']}: shape {tuple(view['shape'])} strides {tuple(view['strides'])} "
                 f"offset {view['offset']} on storage {view['storage']} ({flags})"
@@ -170,10 +179,14 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
         drawing.text(gap, y + 11, f"storage {s} ({storage['dtype']}), first used by {storage['owner']}",
                      anchor="start", color="muted")  # fmt: skip
         used = {p for v in views if v["storage"] == s for p in v["positions"]}
+        reads = _reads_per_cell([v for v in views if v["storage"] == s])
         for p, value in enumerate(storage["values"]):
             x = gap + p * cell
-            drawing.rect(x, y + 18, cell, cell, fill="cell" if p in used else "unused")
+            fill = "#ffe6d1" if reads.get(p, 0) > 1 else "cell" if p in used else "unused"
+            drawing.rect(x, y + 18, cell, cell, fill=fill)
             drawing.text(x + cell / 2, y + 18 + cell / 2 + 4, format_number(value), size=10)
+            if reads.get(p, 0) > 1:  # one view reads this cell several times (stride 0)
+                drawing.text(x + cell - 2, y + 26, f"×{reads[p]}", size=8, color="warm", anchor="end")
             drawing.text(x + cell / 2, y + 18 + cell + 10, str(p), size=8, color="muted")
         y += cell + 34
     for view, h in rows:
@@ -185,6 +198,9 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
         badge = "contiguous" if view["contiguous"] else "not contiguous"
         drawing.text(gap + text_width(title, 11) + 12, y + 12, badge, anchor="start",
                      color="good" if view["contiguous"] else "warm")  # fmt: skip
+        if view["repeated_dims"]:
+            x = gap + text_width(title + badge, 11) + 24
+            drawing.text(x, y + 12, "stride 0: repeats", anchor="start", color="warm", bold=True)
         values = storages[view["storage"]]["values"]
         shape = view["shape"]
         r, c = (shape[-2] if len(shape) >= 2 else 1), _cols(shape)
@@ -200,6 +216,19 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
     return str(drawing)
 
 
+def _reads_per_cell(views: list[dict]) -> dict[int, int]:
+    """For each storage cell, the most times any one of ``views`` reads it (2 or more only
+    where a view repeats cells: stride 0, or an overlapping ``as_strided``)."""
+    most: dict[int, int] = {}
+    for view in views:
+        counts: dict[int, int] = {}
+        for p in view["positions"]:
+            counts[p] = counts.get(p, 0) + 1
+        for p, n in counts.items():
+            most[p] = max(most.get(p, 0), n)
+    return most
+
+
 def _cols(shape: list[int]) -> int:
     return shape[-1] if shape else 1
 
@@ -212,31 +241,59 @@ def _blocks(shape: list[int]) -> int:
 
 
 def _broadcast_text(info: dict) -> str:
+    """The broadcast table as text: a header naming the two tensors, then one line per
+    dimension (aligned from the right)."""
+    a_name, b_name = info.get("names", ("a", "b"))
     result = info.get("result")
-    head = f"broadcast {tuple(info['a'])} with {tuple(info['b'])}"
+    head = f"broadcasting {a_name} + {b_name}\nbroadcast {tuple(info['a'])} with {tuple(info['b'])}"
     if result is None:
         return f"{head}: they do not broadcast.\n{info['error']}"
     lines = [f"{head} -> {tuple(result)}"]
     for column in info["columns"]:
         a = "-" if column["a"] is None else column["a"]
         b = "-" if column["b"] is None else column["b"]
-        stretched = [n for n, flag in (("a", column["a_stretched"]), ("b", column["b_stretched"])) if flag]
+        sides = ((a_name, column["a_stretched"]), (b_name, column["b_stretched"]))
+        stretched = [name for name, flag in sides if flag]
         note = f"  ({' and '.join(stretched)} stretched: stride 0)" if stretched else ""
-        lines.append(f"  dim {column['dim']}: a {a}, b {b} -> {column['result']}{note}")
+        lines.append(f"  dim {column['dim']}: {a_name} {a}, {b_name} {b} -> {column['result']}{note}")
     return "\n".join(lines)
+
+
+def _repeats_note(view: dict) -> str:
+    """``", stride 0 in dim 1: each cell read 4 times"`` for a view that repeats cells."""
+    if view["repeated_dims"]:
+        dims = ", ".join(str(d) for d in view["repeated_dims"])
+        return f", stride 0 in dim {dims}: repeats, each cell read {view['most_reads']} times"
+    if view["most_reads"] > 1:
+        return f", overlapping: a cell read {view['most_reads']} times"
+    return ""
 
 
 # ----- the functions users call ------------------------------------------------------
 
 
-def strides(t: Tensor, *views: Tensor, names: list[str] | None = None) -> StrideWidget:
-    """Draw ``t`` and any ``views`` of it (or of other tensors) over their storages.
+def strides(*tensors: Tensor, names: Sequence[str] | None = None, **named: Tensor) -> StrideWidget:
+    """Draw tensors, and views of them, over their storages::
 
-    ``names`` labels them (default ``t``, ``v1``, ``v2``...). The widget works on
+        strides(t, t.t(), t[1:])      # titled "t", "t.t()" and "t[1:]": what you wrote
+        strides(t, tT=t.t())          # a keyword names its view: "t" and "tT"
+        strides(t, t.t(), names=["t", "tT"])
+
+    Without a name a view is titled by the expression written for it in the calling line
+    (``call_source.argument_sources``); where that line cannot be read (a bare ``python``
+    prompt, ``exec`` of a string) by ``t``, ``v1``, ``v2``... The widget works on
     *detached* views of your tensors, so it never records autograd history; but writing
     a value through it writes your tensor's storage, like ``t[i, j] = value`` would.
     """
-    return StrideWidget(ViewChain([t, *views], names))
+    if not tensors and not named:
+        raise TypeError("strides() needs a tensor to draw, e.g. strides(t, t.t()) or strides(t, tT=t.t())")
+    given: list[str | None] = list(names) if names is not None else []
+    if len(given) > len(tensors):
+        raise ValueError(f"{len(given)} names for {len(tensors)} tensors")
+    if len(given) < len(tensors):
+        written = argument_sources(inspect.currentframe().f_back, "strides")
+        given += readable_names(written, len(tensors))[len(given) :]
+    return StrideWidget(ViewChain([*tensors, *named.values()], [*given, *named]))
 
 
 def layout_chain(shape: tuple[int, ...], strides_: tuple[int, ...], name: str = "layout") -> ViewChain:
@@ -258,23 +315,36 @@ def layout_chain(shape: tuple[int, ...], strides_: tuple[int, ...], name: str = 
     return ViewChain([view], [name])
 
 
-def broadcast(a: Tensor, b: Tensor) -> StrideWidget:
+SHORT_NAME = 20  # characters: a longer expression is called a or b in broadcast's header
+
+
+def broadcast(a: Tensor, b: Tensor, names: Sequence[str] | None = None) -> StrideWidget:
     """Broadcasting ``a`` with ``b``: shapes aligned from the right, each input expanded
     to the result shape with stride 0 where it is stretched, and the result ``a + b``,
     or the exact reason the shapes do not broadcast.
 
+    The two are called by what you wrote (``broadcast(x, bias)``: "broadcasting x + bias")
+    when it is short, else ``a`` and ``b``; ``names=["x", "bias"]`` names them yourself.
     Press *traverse* to watch the kernel walk the output and both inputs in step.
     """
-    info = broadcast_columns(tuple(a.shape), tuple(b.shape))
-    chain = ViewChain([a, b], ["a", "b"])
+    if names is None:
+        written = readable_names(argument_sources(inspect.currentframe().f_back, "broadcast"), 2)
+        names = [w if w is not None and len(w) <= SHORT_NAME else default
+                 for w, default in zip(written, ("a", "b"))]  # fmt: skip
+    if len(names) != 2:
+        raise ValueError(f"broadcast() takes two names, one per tensor, got {len(names)}")
+    a_name, b_name = (str(name) for name in names)
+    info = {**broadcast_columns(tuple(a.shape), tuple(b.shape)), "names": [a_name, b_name]}
+    chain = ViewChain([a, b], [a_name, b_name])
     if info["result"] is not None:
         size = ", ".join(str(n) for n in info["result"])
         chain.apply(0, "expand", size)
         chain.apply(1, "expand", size)
-        chain.views[2].name, chain.views[3].name = "a_expanded", "b_expanded"
+        for view, name in ((2, a_name), (3, b_name)):  # titled by what they are: a.expand(3, 4)
+            chain.views[view].name = f"{as_operand(name)}.expand({size})"
         with no_grad():
             total = chain.views[0].tensor + chain.views[1].tensor
-        chain.views.append(type(chain.views[0])("a + b", total.detach()))
+        chain.views.append(ViewEntry(f"{as_operand(a_name)} + {as_operand(b_name)}", total.detach()))
     widget = StrideWidget(chain, broadcast_info=info)
     widget.active = len(chain.views) - 1
     return widget
