@@ -47,6 +47,11 @@ Functions each backend module provides::
     fused_kernels.compile_fused(steps, input_dtypes, shape, strides) -> (kernel, source)
                                      optional (a submodule): one generated kernel for a
                                      chain of map/zip/where steps (``FusedStep``)
+    collect_launches() -> context manager of a list   optional, for backends whose
+                                     launches are queued (CUDA): the queued work of the
+                                     calls inside, each stamped with its start and end
+                                     when its stream runs it (the dispatch viewer's rows)
+    from_numpy(array, non_blocking=True)   optional too (CUDA): the copy is queued
 """
 
 import os
