@@ -1,0 +1,522 @@
+"""``DataLoader(num_workers=N)``: worker processes as PyTorch's.
+
+Batches equal the single-process loader's and PyTorch's (same values, same worker for
+each batch), in order; ``worker_init_fn``, ``persistent_workers``, ``prefetch_factor``,
+``timeout``, ``get_worker_info()`` and per-worker seeds; ``IterableDataset`` split by
+worker; the three start methods; a worker's exception, a killed worker, Ctrl-C, ``break``
+and a dying parent, none leaving a process behind.
+
+``MINITORCH_FUZZ=long`` (or a number) runs many more random loader configurations.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.utils.data import DataLoader, Dataset, IterableDataset, TensorDataset, get_worker_info
+from tests.hostile.budget import fuzz_count
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Numbers(Dataset):
+    """Sample ``i``: ``{"x": [i, i*i] (float32), "i": i, "worker": id or -1, "pid": pid}``.
+    ``fail_at`` raises ValueError, ``kill_at`` kills the worker (SIGKILL), ``slow`` maps a
+    sample to seconds of sleep."""
+
+    def __init__(self, n: int = 23, fail_at: int | None = None, kill_at: int | None = None,
+                 slow: dict | None = None) -> None:  # fmt: skip
+        self.n, self.fail_at, self.kill_at, self.slow = n, fail_at, kill_at, slow or {}
+        self.offset = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> dict:
+        if i == self.fail_at:
+            raise ValueError(f"bad sample {i}")
+        if i == self.kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(self.slow.get(i, 0))
+        info = get_worker_info()
+        return {"x": minitorch.tensor([float(i), float(i * i)]), "i": i + self.offset,
+                "worker": -1 if info is None else info.id, "pid": os.getpid()}  # fmt: skip
+
+
+class TorchNumbers:
+    """``Numbers`` for PyTorch's DataLoader (the oracle)."""
+
+    def __len__(self) -> int:
+        return 23
+
+    def __getitem__(self, i: int) -> dict:
+        import torch
+
+        info = torch.utils.data.get_worker_info()
+        worker = -1 if info is None else info.id
+        return {"x": torch.tensor([float(i), float(i * i)]), "i": i, "worker": worker}
+
+
+def _plain(batches: list) -> list:
+    """Batches of ``Numbers`` as nested lists, without the pids."""
+    return [(b["x"].tolist(), b["i"].tolist(), b["worker"].tolist()) for b in batches]
+
+
+def _gone(pid: int) -> bool:
+    """The process has exited (a zombie nobody has reaped yet counts as exited)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def _all_gone(pids: list[int], within: float = 8.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if all(_gone(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+# ---------------------------------------------------------------------------------------
+# Batches: the same as one process, and as PyTorch's workers
+
+
+def test_batches_equal_single_process_and_pytorch() -> None:
+    import torch
+
+    ours = list(DataLoader(Numbers(), batch_size=4, num_workers=2))
+    single = list(DataLoader(Numbers(), batch_size=4))
+    theirs = list(torch.utils.data.DataLoader(TorchNumbers(), batch_size=4, num_workers=2))
+    assert _plain(ours) == [(x, i, w) for x, i, w in _plain(theirs)]  # worker k % 2 made batch k
+    assert [b[:2] for b in _plain(ours)] == [b[:2] for b in _plain(single)]
+    assert {b["worker"].tolist()[0] for b in single} == {-1}  # get_worker_info() is None here
+    assert get_worker_info() is None
+    assert len({int(b["pid"][0]) for b in ours} - {os.getpid()}) == 2
+
+
+@pytest.mark.parametrize("options", [
+    {"batch_size": 5, "shuffle": True, "drop_last": True},
+    {"batch_size": None},
+    {"batch_size": 3, "num_workers": 3, "prefetch_factor": 1},
+])  # fmt: skip
+def test_shuffle_drop_last_and_no_batching_match_single_process(options: dict) -> None:
+    options = {"num_workers": 2, **options}
+    workers = options.pop("num_workers")
+    extra = {"prefetch_factor": options.pop("prefetch_factor")} if "prefetch_factor" in options else {}
+    single = DataLoader(Numbers(), generator=minitorch.Generator().manual_seed(3), **options)
+    multi = DataLoader(Numbers(), generator=minitorch.Generator().manual_seed(3), num_workers=workers,
+                       **options, **extra)  # fmt: skip
+    first, second = list(single), list(multi)
+    assert len(first) == len(second) == len(multi)
+    for a, b in zip(first, second):
+        assert minitorch.equal(minitorch.as_tensor(a["x"]), minitorch.as_tensor(b["x"]))
+        assert np.array_equal(np.asarray(a["i"]), np.asarray(b["i"]))
+
+
+def test_tensor_dataset_and_custom_collate() -> None:
+    X, y = minitorch.randn(10, 3).t().contiguous().t(), minitorch.arange(10)
+    for collate_fn in (None, lambda samples: [s[1].item() for s in samples]):
+        single = list(DataLoader(TensorDataset(X, y), batch_size=4, collate_fn=collate_fn))
+        multi = list(DataLoader(TensorDataset(X, y), batch_size=4, collate_fn=collate_fn, num_workers=2))
+        assert repr(single) == repr(multi)
+
+
+def test_batches_stay_in_order_when_workers_finish_out_of_order() -> None:
+    slow = {0: 0.6, 1: 0.6}  # batch 0 (worker 0) is slow; batches 1, 2, 3 come first
+    in_order = [int(b["i"][0]) for b in DataLoader(Numbers(12, slow=slow), batch_size=3, num_workers=2)]
+    assert in_order == [0, 3, 6, 9]
+    arrival = [int(b["i"][0]) for b in DataLoader(Numbers(12, slow=slow), batch_size=3, num_workers=2,
+                                                  in_order=False)]  # fmt: skip
+    assert arrival[0] != 0 and sorted(arrival) == [0, 3, 6, 9]
+
+
+# ---------------------------------------------------------------------------------------
+# get_worker_info, seeds, worker_init_fn
+
+
+class Seeds(Dataset):
+    """Each sample: what the worker's generators give, and its WorkerInfo."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> tuple:
+        info = get_worker_info()
+        return (info.id, info.num_workers, info.seed, type(info.dataset).__name__, random.random(),
+                float(np.random.rand()), minitorch.rand(1).item())  # fmt: skip
+
+
+def test_worker_seeds_from_the_main_generator() -> None:
+    minitorch.manual_seed(7)
+    first = list(DataLoader(Seeds(), batch_size=None, num_workers=2))
+    minitorch.manual_seed(7)
+    base_seed = int(minitorch.randint(0, 2**62, ()).item())  # what the loader drew
+    minitorch.manual_seed(7)
+    assert list(DataLoader(Seeds(), batch_size=None, num_workers=2)) == first  # repeatable
+    for worker_id, num_workers, seed, name, python, numpy, ours in first[:2]:
+        assert (num_workers, seed, name) == (2, base_seed + worker_id, "Seeds")
+        assert python == random.Random(seed).random()
+        assert ours == minitorch.rand(1, generator=minitorch.Generator().manual_seed(seed)).item()
+        legacy = np.random.RandomState(np.random.SeedSequence([base_seed, worker_id]).generate_state(4))
+        assert numpy == legacy.rand()
+    assert first[0][4:] != first[1][4:]  # the two workers draw different numbers
+    generator = minitorch.Generator().manual_seed(11)
+    seeds = [s[2] for s in DataLoader(Seeds(), batch_size=None, num_workers=2, generator=generator)]
+    assert seeds[0] == int(minitorch.randint(0, 2**62, (), generator=minitorch.Generator().manual_seed(11)))
+
+
+def _shift_by_worker(worker_id: int) -> None:
+    info = get_worker_info()
+    assert info is not None and info.id == worker_id
+    info.dataset.offset = 100 * worker_id  # this worker's copy of the dataset
+
+
+def test_worker_init_fn_sets_up_each_worker_copy() -> None:
+    dataset = Numbers(8)
+    batches = list(DataLoader(dataset, batch_size=2, num_workers=2, worker_init_fn=_shift_by_worker))
+    assert [b["i"].tolist() for b in batches] == [[0, 1], [102, 103], [4, 5], [106, 107]]
+    assert dataset.offset == 0  # the main process's copy is untouched
+
+
+def _fail_init(worker_id: int) -> None:
+    raise RuntimeError(f"cannot open shard {worker_id}")
+
+
+def test_worker_init_fn_error_reaches_the_main_process() -> None:
+    expected = r"(?s)Caught RuntimeError in DataLoader worker process 0.*cannot open shard 0"
+    with pytest.raises(RuntimeError, match=expected):
+        list(DataLoader(Numbers(8), batch_size=2, num_workers=2, worker_init_fn=_fail_init))
+
+
+# ---------------------------------------------------------------------------------------
+# persistent_workers, prefetch_factor
+
+
+def test_persistent_workers_serve_every_epoch() -> None:
+    loader = DataLoader(Numbers(10), batch_size=3, num_workers=2, persistent_workers=True)
+    epochs = [list(loader) for _ in range(3)]
+    pids = [{int(b["pid"][0]) for b in epoch} for epoch in epochs]
+    assert pids[0] == pids[1] == pids[2] and len(pids[0]) == 2
+    assert _plain(epochs[0]) == _plain(epochs[2])
+    for _ in loader:  # a break leaves answers in flight; the next epoch is still whole
+        break
+    assert _plain(list(loader)) == _plain(epochs[0])
+    fresh = DataLoader(Numbers(10), batch_size=3, num_workers=2)
+    first, second = ({int(b["pid"][0]) for b in fresh} for _ in range(2))
+    assert not first & second  # without persistent_workers: new processes each epoch
+    assert _all_gone(list(first | second))
+    del loader
+    import gc
+
+    gc.collect()
+    assert _all_gone(list(pids[0]))
+
+
+class Counted(Dataset):
+    """Counts fetched samples in shared memory (the workers are forked)."""
+
+    def __init__(self) -> None:
+        self.fetched = multiprocessing.get_context("fork").Value("i", 0)
+
+    def __len__(self) -> int:
+        return 40
+
+    def __getitem__(self, i: int) -> int:
+        with self.fetched.get_lock():
+            self.fetched.value += 1
+        return i
+
+
+def _settled(value) -> int:
+    """The counter once it stops changing."""
+    last, since = -1, time.monotonic()
+    while time.monotonic() - since < 0.75:
+        if value.value != last:
+            last, since = value.value, time.monotonic()
+        time.sleep(0.05)
+    return last
+
+
+@pytest.mark.parametrize("prefetch_factor", [1, 3])
+def test_prefetch_factor_bounds_the_batches_in_flight(prefetch_factor: int) -> None:
+    dataset = Counted()
+    loader = DataLoader(dataset, num_workers=2, prefetch_factor=prefetch_factor,
+                        multiprocessing_context="fork")  # fmt: skip
+    iterator = iter(loader)
+    assert next(iterator).tolist() == [0]
+    # prefetch_factor * 2 sent at the start, one more for the batch taken
+    assert _settled(dataset.fetched) == 2 * prefetch_factor + 1
+    assert [b.item() for b in iterator] == list(range(1, 40))
+
+
+# ---------------------------------------------------------------------------------------
+# Failures: exceptions, killed workers, timeout
+
+
+def test_worker_exception_carries_the_worker_traceback() -> None:
+    iterator = iter(DataLoader(Numbers(fail_at=5), batch_size=4, num_workers=2))
+    next(iterator)
+    with pytest.raises(ValueError) as caught:
+        next(iterator)
+    message = str(caught.value)
+    assert message.startswith("Caught ValueError in DataLoader worker process 1.\nOriginal Traceback")
+    assert "bad sample 5" in message and "__getitem__" in message and Path(__file__).name in message
+    assert next(iterator)["i"].tolist() == [8, 9, 10, 11]  # as in PyTorch, the loop may go on
+
+
+class Lookup(Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> int:
+        return {}[f"missing {i}"]
+
+
+class NeedsTwoArguments(Exception):
+    def __init__(self, code: int, why: str) -> None:
+        super().__init__(code, why)
+
+
+class RaisesOddException(Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> int:
+        raise NeedsTwoArguments(3, "odd")
+
+
+def test_key_errors_and_odd_exceptions_are_readable() -> None:
+    with pytest.raises(KeyError) as caught:
+        list(DataLoader(Lookup(), num_workers=1))
+    assert "Caught KeyError in DataLoader worker process 0.\nOriginal Traceback" in str(caught.value)
+    with pytest.raises(RuntimeError, match="Caught NeedsTwoArguments in DataLoader worker process 0"):
+        list(DataLoader(RaisesOddException(), num_workers=1))
+    unpicklable = DataLoader(Numbers(4), num_workers=1, collate_fn=lambda samples: lambda: None)
+    with pytest.raises(Exception, match="in DataLoader worker process 0"):  # the batch cannot be sent
+        list(unpicklable)
+
+
+def test_a_killed_worker_is_an_error_not_a_hang() -> None:
+    iterator = iter(DataLoader(Numbers(kill_at=6), batch_size=2, num_workers=2))
+    pids = iterator.worker_pids
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid \d+\) is killed by signal: Killed"):
+        list(iterator)
+    assert time.monotonic() - start < 10
+    assert _all_gone(pids)
+
+
+def test_timeout() -> None:
+    iterator = iter(DataLoader(Numbers(8, slow={2: 30}), batch_size=2, num_workers=2, timeout=0.5))
+    pids = iterator.worker_pids
+    assert next(iterator)["i"].tolist() == [0, 1]
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="DataLoader timed out after 0.5 seconds"):
+        next(iterator)
+    assert time.monotonic() - start < 5
+    assert _all_gone(pids)
+
+
+# ---------------------------------------------------------------------------------------
+# No orphans: break, del, Ctrl-C, a dying parent
+
+
+def test_break_and_del_leave_no_process() -> None:
+    iterator = iter(DataLoader(Numbers(40, slow={i: 0.02 for i in range(40)}), batch_size=2, num_workers=2))
+    pids = set(iterator.worker_pids)
+    for count, batch in enumerate(iterator):
+        pids.add(int(batch["pid"][0]))
+        if count == 2:
+            break
+    assert len(pids) == 2 and not any(_gone(pid) for pid in pids)
+    del iterator
+    assert _all_gone(list(pids))
+
+
+PROGRAM = """
+import os, signal, sys, time
+sys.path.insert(0, {root!r}); sys.path.insert(0, {tests!r})
+from minitorch.utils.data import DataLoader
+from test_dataloader_workers import Numbers
+
+loader = DataLoader(Numbers(400, slow={{i: 0.05 for i in range(400)}}), num_workers=2,
+                    persistent_workers=True)
+iterator = iter(loader)
+next(iterator)
+print(*iterator.worker_pids, flush=True)
+{then}
+"""
+
+
+def _run_until_pids(then: str) -> tuple[subprocess.Popen, list[int]]:
+    program = PROGRAM.format(root=str(ROOT), tests=str(ROOT / "tests"), then=then)
+    child = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)  # fmt: skip
+    line = child.stdout.readline()
+    assert line, child.stderr.read()
+    return child, [int(pid) for pid in line.split()]
+
+
+@pytest.mark.parametrize("who", ["terminal", "main process only"])
+def test_ctrl_c_leaves_no_process(who: str) -> None:
+    """A terminal's Ctrl-C signals the whole process group; Jupyter's interrupt only the
+    kernel (the main process). Either way the program ends and so do its workers."""
+    child, pids = _run_until_pids("for batch in iterator: pass")
+    time.sleep(0.3)
+    if who == "terminal":
+        os.killpg(child.pid, signal.SIGINT)
+    else:
+        os.kill(child.pid, signal.SIGINT)
+    _, stderr = child.communicate(timeout=30)
+    assert "KeyboardInterrupt" in stderr
+    assert stderr.count("Traceback") == 1, stderr  # the main process's only, none from workers
+    assert _all_gone(pids)
+
+
+def test_workers_exit_when_the_parent_dies() -> None:
+    child, pids = _run_until_pids("os.kill(os.getpid(), signal.SIGKILL)")
+    child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    assert _all_gone(pids)
+
+
+# ---------------------------------------------------------------------------------------
+# IterableDataset
+
+
+class Stream(IterableDataset):
+    """``range(n)``, split between workers when ``split``."""
+
+    def __init__(self, n: int, split: bool = True) -> None:
+        self.n, self.split = n, split
+
+    def __iter__(self):
+        info = get_worker_info()
+        if info is None or not self.split:
+            return iter(range(self.n))
+        return iter(range(info.id, self.n, info.num_workers))
+
+
+def _torch_stream(n: int, **options) -> list:
+    import torch
+
+    class TorchStream(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            info = torch.utils.data.get_worker_info()
+            return iter(range(n) if info is None else range(info.id, n, info.num_workers))
+
+    return [b.tolist() if hasattr(b, "tolist") else b
+            for b in torch.utils.data.DataLoader(TorchStream(), **options)]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore:This DataLoader will create 5 worker processes")
+@pytest.mark.parametrize("options", [
+    {"batch_size": 3, "num_workers": 2},
+    {"batch_size": 3, "num_workers": 2, "drop_last": True},
+    {"batch_size": None, "num_workers": 2},
+    {"batch_size": 2, "num_workers": 5},  # more workers than batches
+    {"batch_size": 4, "num_workers": 0},
+])  # fmt: skip
+def test_iterable_dataset_split_by_worker_as_pytorch(options: dict) -> None:
+    ours = [b.tolist() if hasattr(b, "tolist") else b for b in DataLoader(Stream(11), **options)]
+    assert ours == _torch_stream(11, multiprocessing_context="fork" if options["num_workers"] else None,
+                                 **options)  # fmt: skip
+
+
+def test_iterable_dataset_without_split_gives_every_sample_per_worker() -> None:
+    samples = [int(v) for b in DataLoader(Stream(7, split=False), batch_size=2, num_workers=3) for v in b]
+    assert sorted(samples) == sorted(list(range(7)) * 3)
+    loader = DataLoader(Stream(7), batch_size=2, num_workers=2, persistent_workers=True)
+    assert [b.tolist() for b in loader] == [b.tolist() for b in loader]  # each epoch restarts the stream
+
+
+# ---------------------------------------------------------------------------------------
+# Start methods, options and their errors
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_start_methods(method: str) -> None:
+    loader = DataLoader(Numbers(9), batch_size=4, num_workers=2, multiprocessing_context=method)
+    assert [b[:2] for b in _plain(loader)] == [b[:2] for b in _plain(DataLoader(Numbers(9), batch_size=4))]
+    context = multiprocessing.get_context(method)
+    loader = DataLoader(Numbers(9), num_workers=1, multiprocessing_context=context)
+    assert loader.multiprocessing_context is context
+
+
+@pytest.mark.parametrize("options", [
+    {"num_workers": -1}, {"timeout": -1}, {"prefetch_factor": 2}, {"persistent_workers": True},
+    {"multiprocessing_context": "spawn"}, {"num_workers": 1, "multiprocessing_context": "bogus"},
+    {"num_workers": 1, "multiprocessing_context": 3}, {"num_workers": 1, "prefetch_factor": -1},
+    {"num_workers": 1, "prefetch_factor": 0}, {"timeout": 1},
+])  # fmt: skip
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # torch's half-made iterator
+def test_bad_options_raise_as_pytorch(options: dict) -> None:
+    import gc
+
+    import torch
+
+    with pytest.raises(Exception) as theirs:
+        next(iter(torch.utils.data.DataLoader(TorchNumbers(), **options)))
+    with pytest.raises(theirs.type) as ours:
+        next(iter(DataLoader(Numbers(), **options)))
+    assert str(ours.value).split()[:3] == str(theirs.value).split()[:3]
+    del theirs
+    gc.collect()
+
+
+def test_iterable_dataset_refuses_shuffle_and_samplers() -> None:
+    with pytest.raises(ValueError, match="expected unspecified shuffle option"):
+        DataLoader(Stream(3), shuffle=True)
+    with pytest.raises(ValueError, match="expected unspecified sampler"):
+        DataLoader(Stream(3), sampler=[0, 1])
+
+
+def test_pin_memory_is_accepted() -> None:
+    with pytest.warns(UserWarning, match="no accelerator is found"):
+        loader = DataLoader(Numbers(6), batch_size=3, num_workers=2, pin_memory=True)
+    assert [b[:2] for b in _plain(loader)] == [b[:2] for b in _plain(DataLoader(Numbers(6), batch_size=3))]
+
+
+# ---------------------------------------------------------------------------------------
+# Random configurations against the single-process loader
+
+
+@pytest.mark.parametrize("case", range(fuzz_count(2)))
+def test_random_configurations_match_single_process(case: int) -> None:
+    rng = random.Random(case)
+    options = {"batch_size": rng.choice([None, 1, 2, 5]), "shuffle": rng.random() < 0.5}
+    if options["batch_size"] is not None:
+        options["drop_last"] = rng.random() < 0.5
+    workers = {"num_workers": rng.randint(1, 4), "prefetch_factor": rng.randint(1, 3),
+               "persistent_workers": rng.random() < 0.5}  # fmt: skip
+    dataset = Numbers(rng.randint(0, 17), slow={i: rng.random() * 0.01 for i in range(17)})
+    single = DataLoader(dataset, generator=minitorch.Generator().manual_seed(case), **options)
+    expected = [b[:2] for b in _plain_any(single)]
+    loader = DataLoader(dataset, generator=minitorch.Generator().manual_seed(case), **options, **workers)
+    stop = rng.randint(0, len(expected) + 1)
+    for _ in range(2):  # two epochs, the first perhaps cut short by a break
+        for count, _ in enumerate(loader):
+            if count == stop:
+                break
+    loader.generator = minitorch.Generator().manual_seed(case)
+    assert [b[:2] for b in _plain_any(loader)] == expected, (options, workers)
+
+
+def _plain_any(batches) -> list:
+    """Like ``_plain``, also for ``batch_size=None`` (samples are dicts of numbers)."""
+    return [(np.asarray(b["x"]).tolist(), np.asarray(b["i"]).tolist(), np.asarray(b["worker"]).tolist())
+            for b in batches]  # fmt: skip
