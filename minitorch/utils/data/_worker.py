@@ -197,7 +197,7 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
             del reply, message, task  # free the batch now, not at the next task
     except KeyboardInterrupt:
         pass  # Ctrl-C reaches every process of the terminal; the main process raises it
-    if done_event.is_set():
-        # The main process stopped reading: leave without flushing unread batches.
-        result_queue.cancel_join_thread()
-        result_queue.close()
+    # Nobody reads our unsent batches any more (the main process is shutting down or is
+    # gone): leave at once instead of waiting to flush them into a full pipe.
+    result_queue.cancel_join_thread()
+    result_queue.close()

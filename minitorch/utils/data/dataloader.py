@@ -158,7 +158,14 @@ class DataLoader:
             return iter(indices)
         return _batched(indices, self.batch_size, self.drop_last)
 
+    def _base_seed(self) -> int:
+        """One draw from the loader's generator (or the global one) per epoch, with or
+        without workers (so a shuffle gives the same order either way, as in PyTorch).
+        Worker ``k`` is seeded with ``base_seed + k``."""
+        return int(creation.randint(0, 2**62, (), generator=self.generator).item())
+
     def _single_process_batches(self) -> Iterator[Any]:
+        self._base_seed()
         fetcher = make_fetcher(self.dataset, self._fetch_options())
         for task in self._tasks():
             try:

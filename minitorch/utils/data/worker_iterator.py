@@ -38,7 +38,6 @@ import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from minitorch import creation
 from minitorch.utils.data._worker import (
     POLL_INTERVAL,
     ExceptionWrapper,
@@ -95,9 +94,8 @@ class MultiProcessingDataLoaderIter:
         self.timeout, self.in_order = loader.timeout, loader.in_order
         self.persistent = loader.persistent_workers
         context = loader.multiprocessing_context or multiprocessing.get_context()
-        # One base seed per iterator, drawn from the loader's generator (or the global one):
         # minitorch.manual_seed(s) before the loop makes every worker's numbers repeat.
-        base_seed = int(creation.randint(0, 2**62, (), generator=loader.generator).item())
+        base_seed = loader._base_seed()
         self.result_queue = context.Queue()
         self.done_event = context.Event()
         self.index_queues: list = []
