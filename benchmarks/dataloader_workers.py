@@ -1,0 +1,128 @@
+"""Do DataLoader workers pay? Throughput with 0, 1 and 2 worker processes (issue 15 item 4).
+
+    python -m benchmarks.dataloader_workers             # the table
+    python -m benchmarks.dataloader_workers --repeat 5  # best of 5 epochs per setting
+
+Each sample is a 56x56 "photo" made from its index, then augmented the way a vision
+pipeline does on the CPU, in NumPy and plain Python (about 1-2 ms per sample): random
+crop and flip, brightness and contrast jitter, a few 3x3 blurs, a histogram of the
+intensities in a Python loop, and normalization. The loader collates batches of 32 into
+minitorch tensors. ``num_workers=0`` does all of it in the main process, between the
+steps of the loop; with N workers, N processes do it ahead of the loop.
+
+The loaders with workers keep them (``persistent_workers``: they start once). Each
+setting runs one warm-up epoch, then ``--repeat`` rounds time one epoch of each setting in
+turn; the best epoch of each counts, in samples per second and as a ratio to
+``num_workers=0``. The target on 2 cores: 2 workers >= 1.7x. The machine's load
+average is printed with the numbers: another busy process takes a core from the workers.
+Timing only, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # allow `python benchmarks/dataloader_workers.py`
+    sys.path.insert(0, str(ROOT))
+
+import minitorch  # noqa: E402
+from minitorch.utils.data import DataLoader, Dataset  # noqa: E402
+
+SIDE, CROP, BLURS, BINS = 56, 48, 8, 32
+TARGET = 1.7  # 2 workers over 0 workers, on 2 cores
+
+
+def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A CPU-bound augmentation of one image (float32, SIDE x SIDE) into CROP x CROP."""
+    top, left = rng.integers(0, SIDE - CROP + 1, size=2)
+    out = image[top : top + CROP, left : left + CROP]
+    if rng.random() < 0.5:
+        out = out[:, ::-1]
+    out = out * rng.uniform(0.8, 1.2) + rng.uniform(-0.1, 0.1)  # contrast, brightness
+    for _ in range(BLURS):  # 3x3 box blur, edges kept
+        padded = np.pad(out, 1, mode="edge")
+        out = sum(padded[i : i + CROP, j : j + CROP] for i in range(3) for j in range(3)) / 9
+    counts = [0] * BINS  # histogram equalization, the loop in plain Python
+    low, high = float(out.min()), float(out.max()) + 1e-6
+    for value in out.ravel().tolist():
+        counts[int((value - low) / (high - low) * BINS)] += 1
+    cumulative = np.cumsum(counts) / out.size
+    out = cumulative[((out - low) / (high - low) * BINS).astype(np.int64)]
+    return ((out - out.mean()) / (out.std() + 1e-6)).astype(np.float32)
+
+
+class AugmentedImages(Dataset):
+    """``count`` images, each made from its index and augmented on every access."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index: int) -> tuple[minitorch.Tensor, int]:
+        rng = np.random.default_rng(index)
+        image = rng.random((SIDE, SIDE), dtype=np.float32)
+        return minitorch.from_numpy(augment(image, np.random.default_rng())), index % 10
+
+
+def seconds_per_sample(repeat: int = 200) -> float:
+    """The transform's own cost in this process, best of ``repeat``."""
+    dataset, best = AugmentedImages(repeat), float("inf")
+    for index in range(repeat):
+        start = time.perf_counter()
+        dataset[index]
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def epoch_seconds(loader: DataLoader) -> float:
+    start = time.perf_counter()
+    for images, _ in loader:
+        assert images.shape[1:] == (CROP, CROP)
+    return time.perf_counter() - start
+
+
+def throughputs(samples: int, repeat: int) -> dict[int, float]:
+    """Samples per second for 0, 1 and 2 workers: one warm-up epoch each, then ``repeat``
+    rounds that time one epoch of each setting in turn (so a busy spell on the machine
+    hits all three alike); the best epoch of each counts."""
+    loaders = {0: DataLoader(AugmentedImages(samples), batch_size=32)}
+    for workers in (1, 2):
+        loaders[workers] = DataLoader(AugmentedImages(samples), batch_size=32, num_workers=workers,
+                                      persistent_workers=True)  # fmt: skip
+    best = {workers: float("inf") for workers in loaders}
+    for round_ in range(repeat + 1):
+        for workers, loader in loaders.items():
+            seconds = epoch_seconds(loader)
+            if round_:
+                best[workers] = min(best[workers], seconds)
+    return {workers: samples / seconds for workers, seconds in best.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--samples", type=int, default=512)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"transform: {seconds_per_sample() * 1e3:.2f} ms per sample; {os.cpu_count()} cores; "
+          f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")  # fmt: skip
+    rates = throughputs(args.samples, args.repeat)
+    print(f"{'num_workers':>12} {'samples/s':>10} {'vs 0':>6}")
+    for workers, rate in rates.items():
+        print(f"{workers:>12} {rate:>10.0f} {rate / rates[0]:>6.2f}")
+    ratio = rates[2] / rates[0]
+    verdict = "ok" if ratio >= TARGET else "MISSED"
+    print(f"2 workers / 0 workers = {ratio:.2f} (target >= {TARGET}: {verdict}); "
+          f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
