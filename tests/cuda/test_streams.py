@@ -273,3 +273,53 @@ def test_dispatch_viewer_draws_a_host_row_and_one_row_per_stream(emulator):
         minitorch.ones(3) + 1
     cpu = run_json("cpu", cpu_calls)["timeline"]
     assert cpu["streams"] == [] and len(cpu["host"]) == len(cpu_calls) >= 1
+
+
+@pytest.mark.gpu
+def test_streams_and_events_on_a_gpu():
+    with device.running_on("gpu"):
+        x = minitorch.ones(256, 256, device="cuda")
+        side = minitorch.cuda.Stream()
+        start, end = minitorch.cuda.Event(enable_timing=True), minitorch.cuda.Event(enable_timing=True)
+        with minitorch.cuda.stream(side):
+            start.record()
+            y = x @ x
+            end.record()
+        minitorch.cuda.current_stream().wait_stream(side)
+        z = y + 1
+        end.synchronize()
+        assert start.elapsed_time(end) >= 0 and end.query()
+        assert z[3, 4].item() == 257
+        assert x.cpu().to("cuda", non_blocking=True).sum().item() == 256 * 256
+
+
+@pytest.mark.skipif(not os.environ.get("MINITORCH_FUZZ"), reason="stress loop: set MINITORCH_FUZZ=1")
+def test_random_programs_on_several_streams(emulator):
+    """Random chains of ops spread over three streams, each step made to wait for the
+    streams that wrote its inputs: every result equals the same program on the CPU."""
+    generator = np.random.default_rng(int(os.environ.get("MINITORCH_FUZZ_SEED", "0")))
+    lanes = [minitorch.cuda.default_stream(), minitorch.cuda.Stream(), minitorch.cuda.Stream()]
+    for _ in range(int(os.environ.get("MINITORCH_FUZZ_ROUNDS", "20"))):
+        start = generator.standard_normal((5, 7)).astype(np.float32)
+        values, tensors, writers = [torch.tensor(start)], [host(start).to("cuda", non_blocking=True)], [0]
+        for _ in range(12):
+            a, b = generator.integers(len(values), size=2)
+            lane = int(generator.integers(len(lanes)))
+            for source in {writers[a], writers[b]}:
+                lanes[lane].wait_stream(lanes[source])
+            op = generator.choice(["add", "mul", "tanh", "t_add"])
+            with minitorch.cuda.stream(lanes[lane]):
+                if op == "add":
+                    result, expected = tensors[a] + tensors[b], values[a] + values[b]
+                elif op == "mul":
+                    result, expected = tensors[a] * tensors[b], values[a] * values[b]
+                elif op == "tanh":
+                    result, expected = tensors[a].tanh(), values[a].tanh()
+                else:  # a transposed operand
+                    result = (tensors[a].t() + tensors[b].t()).t()
+                    expected = (values[a].t() + values[b].t()).t()
+            values.append(expected)
+            tensors.append(result)
+            writers.append(lane)
+        for got, expected in zip(tensors, values):
+            np.testing.assert_allclose(got.cpu().numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)

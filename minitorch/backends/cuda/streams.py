@@ -282,7 +282,8 @@ def launch(function: Any, grid: tuple, block: tuple, args: tuple, shared_mem: in
     if queue.emulated:
         queue.submit(function.name, function.prepare(grid, block, args, shared_mem))
     else:
-        function(grid, block, args, shared_mem=shared_mem, stream=queue)
+        with queue:  # a cupy.RawKernel launches on CuPy's current stream
+            function(grid, block, args, shared_mem=shared_mem)
 
 
 def copy_to_device(array: Any) -> Any:
