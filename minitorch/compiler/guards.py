@@ -17,6 +17,7 @@ graph updates in place, so they stay live; a parameter whose storage was *replac
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
@@ -30,7 +31,7 @@ def flatten_arguments(fn: Any, args: tuple, kwargs: dict) -> tuple[list[tuple[st
     """Every leaf of the arguments as ``(name, value)`` (names as the function calls
     them: ``x``, ``batch[0]``), and the tensors among them, in order."""
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = signature(fn).bind(*args, **kwargs)
         named = list(bound.arguments.items())
     except (TypeError, ValueError):
         named = [(f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
@@ -49,6 +50,18 @@ def flatten_arguments(fn: Any, args: tuple, kwargs: dict) -> tuple[list[tuple[st
     for name, value in named:
         walk(name, value)
     return leaves, [value for _, value in leaves if isinstance(value, Tensor)]
+
+
+def signature(fn: Any) -> inspect.Signature:
+    """``inspect.signature(fn)``, worked out once per function: it reads the code object
+    and costs about 50 microseconds, a tenth of a small captured training step."""
+    try:
+        return _cached_signature(fn)
+    except TypeError:  # an unhashable callable (a bound method of an unhashable object)
+        return inspect.signature(fn)
+
+
+_cached_signature = functools.lru_cache(maxsize=256)(inspect.signature)
 
 
 def guard_key(leaves: list[tuple[str, Any]]) -> tuple:

@@ -86,13 +86,15 @@ def row_step_kind(step: int) -> str:
 
 
 def element(name: str, kind: str) -> str:
-    """Element ``j`` of the current row of operand ``name``, as the generated code reads it
-    (``as_index``: a position known to be >= 0, so Numba skips the negative-index check
-    and the compiler can vectorize the contiguous rows)."""
+    """Element ``j`` of the current row of operand ``name``, as the generated code reads it.
+    A contiguous row is an array slice (``in0_row = in0[at : at + count]``), as in the
+    unfused kernels: Numba then knows each row is a separate run of memory and the loop
+    becomes vector instructions. A strided row indexes the storage with ``as_index``: a
+    position known to be >= 0, so Numba skips the negative-index check."""
     if kind == "repeat":
         return f"{name}_value"
     if kind == "slice":
-        return f"{name}[as_index({name}_at + j)]"
+        return f"{name}_row[j]"
     return f"{name}[as_index({name}_at + j * {name}_step)]"
 
 
@@ -118,7 +120,9 @@ def generate(steps: tuple[FusedStep, ...], inputs: int, row_steps: list[int]) ->
             lines.append(f"        {name}_value = {name}[as_index(starts[{k}])]")
         else:
             lines.append(f"        {name}_at = starts[{k}] + column * strides[{k}, -1]")
-            if kind != "slice":
+            if kind == "slice":
+                lines.append(f"        {name}_row = {name}[{name}_at : {name}_at + count]")
+            else:
                 lines.append(f"        {name}_step = strides[{k}, -1]")
     lines.append("        for j in range(count):")
     for k, (name, kind) in enumerate(zip(names[1:], kinds[1:])):
