@@ -4,9 +4,24 @@
 // edge, computed by minitorch/widgets/graph_layout.py), so this file only draws SVG,
 // handles pan/zoom and clicks, and shows details and backward steps.
 // Edges point the way data flowed forward (input -> op); gradients flow back along them.
+//
+// Readable at every zoom "fit" picks: the smallest text of a node is 11 px at zoom 1
+// (graph.css), so "fit" never zooms below 1. A graph taller than the canvas makes the
+// canvas taller (up to MAX_CANVAS px; beyond that, drag to pan); a small one is
+// enlarged up to MAX_FIT. Only the wheel zooms further out, by the reader's choice.
+//
+// The backward steps can be played, one every model.step_ms milliseconds (600 ms or
+// more: slow enough to follow), and paused.
 
 import { el, svgEl, tensorText, tupleText, errorBox, exportButton, listenForExport, panZoom } from "./common.js";
 import { drawStrides } from "./strides.js";
+
+const MIN_FIT = 1;
+const MAX_FIT = 1.25;
+const MIN_CANVAS = 240;
+const MAX_CANVAS = 760;
+const PAD = 16;
+const SPEEDS = [["slow", 1500], ["normal", 900], ["fast", 600]]; // ms per step while playing
 
 // Draw nodes and edges into the SVG group; returns {nodes: id -> <g>, edges: [<path>]}.
 export function drawGraph(group, graph, arrowId = "mt-arrow") {
@@ -21,13 +36,21 @@ export function drawGraph(group, graph, arrowId = "mt-arrow") {
     });
     drawn.edges.push(path);
     edgeLayer.append(path);
+    // Two edges between the same nodes (y * y) are bent apart; each says which input it is.
+    if (edge.label) {
+      const [x, y] = routes[i][Math.floor(routes[i].length / 2)];
+      const left = edge.side === "left";
+      path.append(svgEl("title", {}, `${edge.label}: next_functions[${edge.slot}]`));
+      edgeLayer.append(svgEl("text", { x: left ? x - 5 : x + 5, y: y + 4, class: "mt-edge-label", "text-anchor": left ? "end" : "start",
+        "data-source": edge.source, "data-target": edge.target }, edge.label));
+    }
   });
   for (const node of graph.nodes) {
     const [x, y, w, h] = boxes[node.id];
     const box = svgEl("g", { class: `mt-node mt-kind-${node.kind}`, "data-node": node.id, transform: `translate(${x},${y})` },
       svgEl("rect", { width: w, height: h, rx: node.kind === "op" || node.kind === "view" ? 4 : 10 }),
       svgEl("text", { x: w / 2, y: 15, class: "mt-node-label" }, node.label),
-      svgEl("text", { x: w / 2, y: 29, class: "mt-node-sub" }, node.sub),
+      svgEl("text", { x: w / 2, y: 31, class: "mt-node-sub" }, node.sub),
       svgEl("title", {}, `${node.label} (${node.kind})`));
     drawn.nodes.set(node.id, box);
     nodeLayer.append(box);
@@ -64,12 +87,15 @@ function render({ model, el: host }) {
   const backwardButton = el("button", { class: "mt-button mt-backward", title: "run backward, recording each step of the engine" }, "backward");
   const prev = el("button", { class: "mt-button mt-prev" }, "◀");
   const next = el("button", { class: "mt-button mt-next" }, "step ▶");
+  const playButton = el("button", { class: "mt-button mt-play", title: "play the steps one after another" }, "play ▶▶");
+  const speed = el("select", { class: "mt-field mt-speed", title: "time per step while playing" },
+    ...SPEEDS.map(([name, ms]) => el("option", { value: ms }, `${name} (${(ms / 1000).toFixed(1)} s a step)`)));
   const stepLabel = el("span", { class: "mt-step-label mt-muted" });
-  const fitButton = el("button", { class: "mt-button mt-fit" }, "fit");
-  const modules = el("span", { class: "mt-modules" });
+  const fitButton = el("button", { class: "mt-button mt-fit", title: "the whole graph at a readable size (drag to pan, wheel to zoom)" }, "fit");
+  const modules = el("div", { class: "mt-modules" });
   const header = el("div", { class: "mt-header" }, el("span", { class: "mt-title" }, "autograd graph"), stats,
     el("label", {}, savedBox, " saved tensors"), fitButton, exportButton(model));
-  const controls = el("div", { class: "mt-controls" }, backwardButton, prev, next, stepLabel, modules);
+  const controls = el("div", { class: "mt-controls" }, backwardButton, prev, next, playButton, speed, stepLabel);
   const error = errorBox("");
   const arrowId = "mt-arrow-" + Math.random().toString(36).slice(2);
   const svg = svgEl("svg", { class: "mt-canvas" },
@@ -79,7 +105,7 @@ function render({ model, el: host }) {
   svg.append(group);
   const details = el("div", { class: "mt-details" }, el("div", { class: "mt-muted" }, "click a node for its details"));
   const stepPanel = el("div", { class: "mt-step-panel mt-muted" }, "press backward, then step through the engine's order");
-  root.append(header, controls, error, el("div", { class: "mt-main" }, svg, details), stepPanel);
+  root.append(header, controls, modules, error, el("div", { class: "mt-main" }, svg, details), stepPanel);
   host.append(root);
 
   let drawn = null;
@@ -91,6 +117,19 @@ function render({ model, el: host }) {
     root.classList.toggle("mt-far", t.k < 0.35);
   });
   const byId = () => new Map(model.get("graph").nodes.map((n) => [n.id, n]));
+
+  // "fit": see the top of this file. The canvas (and the details beside it) take the
+  // graph's height at the chosen zoom.
+  function fit() {
+    const { width, height } = model.get("graph").layout;
+    const box = svg.getBoundingClientRect();
+    let k = Math.max(MIN_FIT, Math.min(MAX_FIT, (box.width - 2 * PAD) / Math.max(width, 1)));
+    if (height * k + 2 * PAD > MAX_CANVAS) k = Math.max(MIN_FIT, (MAX_CANVAS - 2 * PAD) / Math.max(height, 1));
+    const canvasHeight = Math.round(Math.min(MAX_CANVAS, Math.max(MIN_CANVAS, height * k + 2 * PAD)));
+    svg.style.height = details.style.height = `${canvasHeight}px`;
+    const x = width * k <= box.width - 2 * PAD ? (box.width - width * k) / 2 : PAD;
+    view.set({ k, x, y: PAD });
+  }
 
   function draw() {
     const graph = model.get("graph");
@@ -110,7 +149,6 @@ function render({ model, el: host }) {
     }
     if (firstDraw) {
       // Fit before the first paint when the canvas has a size already, else next frame.
-      const fit = () => view.fit(graph.layout.width, graph.layout.height);
       if (svg.getBoundingClientRect().width > 0) fit(); else requestAnimationFrame(fit);
       firstDraw = false;
     }
@@ -120,12 +158,13 @@ function render({ model, el: host }) {
 
   function drawModules(graph) {
     if (!graph.modules.length) {
-      modules.replaceChildren(el("span", { class: "mt-muted" }, " collapse modules: run the forward inside widgets.watch(model)"));
+      modules.replaceChildren(el("span", { class: "mt-muted" }, "collapse modules: run the forward inside widgets.watch(model)"));
       return;
     }
     const collapsed = new Set(model.get("collapsed"));
-    modules.replaceChildren(" collapse:", ...graph.modules.map((path) => el("label", { class: "mt-module" },
-      el("input", { type: "checkbox", "data-module": path, checked: collapsed.has(path), onchange: () => toggleModule(path) }), path)));
+    const names = graph.module_labels || {};
+    modules.replaceChildren(el("span", { class: "mt-muted" }, "collapse:"), ...graph.modules.map((path) => el("label", { class: "mt-module" },
+      el("input", { type: "checkbox", "data-module": path, checked: collapsed.has(path), onchange: () => toggleModule(path) }), " ", names[path] || path)));
   }
 
   function toggleModule(path) {
@@ -155,7 +194,10 @@ function render({ model, el: host }) {
       row("layout", `strides ${tupleText(node.tensor.strides)} offset ${node.tensor.offset}${node.tensor.contiguous ? " (contiguous)" : ""}`);
       parts.push(el("button", { class: "mt-button mt-open-layout", onclick: () => model.send({ type: "open", node: id }) }, "open layout in the stride visualizer"));
     }
-    if (node.kind === "param" || node.kind === "leaf") row("grad", node.grad ? tensorText(node.grad) : "none yet (run backward)");
+    if (node.kind === "param" || node.kind === "leaf") {
+      if (node.grad_from === "viewer") row("grad", `${tensorText(node.grad)}  (the viewer's backward; the tensor's .grad is unchanged)`);
+      else row(".grad", node.grad ? tensorText(node.grad) : "none yet (press backward)");
+    }
     if (node.outputs) row("output", node.outputs.map((o) => `${o.dtype} ${tupleText(o.shape)}`).join(", "));
     if (node.inputs) row("inputs", node.inputs.map((o) => `${o.dtype} ${tupleText(o.shape)}`).join(", "));
     if (node.grad && node.kind !== "param" && node.kind !== "leaf") row("grad of its output", tensorText(node.grad));
@@ -183,17 +225,23 @@ function render({ model, el: host }) {
   function showStep() {
     const steps = model.get("steps");
     const index = model.get("step");
-    backwardButton.disabled = false;
+    const graph = model.get("graph");
+    const problem = (graph.replay || {}).problem || "";
+    backwardButton.disabled = !!problem;
+    backwardButton.title = problem || "run backward on the viewer's copy of the graph, recording each step (your tensors' .grad stay as they are)";
     prev.disabled = index < 0;
     next.disabled = !steps.length || index >= steps.length - 1;
-    stepLabel.textContent = steps.length ? ` step ${index + 1} of ${steps.length}` : "";
-    const graph = model.get("graph");
+    playButton.disabled = !steps.length;
+    if (playing && next.disabled) pause();
+    stepLabel.textContent = steps.length ? `step ${index + 1} of ${steps.length}` : "";
     const group_ = graph.group || {};
     const shown = (id) => group_[id] || id;
     for (const box of drawn.nodes.values()) box.classList.remove("mt-current", "mt-done", "mt-target");
     for (const path of drawn.edges) path.classList.remove("mt-flow");
     if (index < 0 || !steps[index]) {
-      stepPanel.replaceChildren(steps.length ? `${steps.length} steps recorded: press step ▶` : "press backward, then step through the engine's order");
+      const hint = steps.length ? `${steps.length} steps recorded: press step ▶ or play ▶▶` : "press backward, then step through the engine's order";
+      const ran = (graph.replay || {}).ran ? el("div", { class: "mt-muted" }, "backward ran on the viewer's copy of the graph, taken when it was drawn: your tensors' .grad are unchanged") : "";
+      stepPanel.replaceChildren(problem ? el("div", { class: "mt-note mt-replay-problem" }, problem) : hint, ran);
       return;
     }
     steps.slice(0, index).forEach((s) => drawn.nodes.get(shown(s.node))?.classList.add("mt-done"));
@@ -226,10 +274,34 @@ function render({ model, el: host }) {
     stepPanel.replaceChildren(...lines);
   }
 
-  backwardButton.addEventListener("click", () => model.send({ type: "backward" }));
-  prev.addEventListener("click", () => { model.set("step", model.get("step") - 1); model.save_changes(); });
-  next.addEventListener("click", () => { model.set("step", model.get("step") + 1); model.save_changes(); });
-  fitButton.addEventListener("click", () => { const l = model.get("graph").layout; view.fit(l.width, l.height); });
+  // Playing: one step every step_ms (a timeout chain, so a new speed applies at once).
+  let playing = null;
+  const goTo = (index) => { model.set("step", index); model.save_changes(); };
+  function tick() {
+    const last = model.get("steps").length - 1;
+    if (model.get("step") >= last) { pause(); return; }
+    goTo(model.get("step") + 1);
+    if (playing) playing = setTimeout(tick, model.get("step_ms")); // (the last step pauses)
+  }
+  function play() {
+    if (model.get("step") >= model.get("steps").length - 1) goTo(-1); // from the start again
+    root.dataset.playing = "true";
+    playButton.textContent = "pause ❚❚";
+    playing = setTimeout(tick, 0);
+  }
+  function pause() {
+    clearTimeout(playing);
+    playing = null;
+    root.dataset.playing = "false";
+    playButton.textContent = "play ▶▶";
+  }
+  playButton.addEventListener("click", () => (playing ? pause() : play()));
+  speed.value = String(model.get("step_ms"));
+  speed.addEventListener("change", () => { model.set("step_ms", Number(speed.value)); model.save_changes(); });
+  backwardButton.addEventListener("click", () => { pause(); model.send({ type: "backward" }); });
+  prev.addEventListener("click", () => { pause(); goTo(model.get("step") - 1); });
+  next.addEventListener("click", () => { pause(); goTo(model.get("step") + 1); });
+  fitButton.addEventListener("click", fit);
   savedBox.addEventListener("change", () => { model.set("show_saved", savedBox.checked); model.save_changes(); });
   const showError = () => { error.hidden = !model.get("error"); error.textContent = model.get("error"); };
 
@@ -239,7 +311,7 @@ function render({ model, el: host }) {
     ["change:selected", showDetails], ["change:linked", showDetails], ["change:error", showError]];
   for (const [name, handler] of handlers) model.on(name, handler);
   const stopExport = listenForExport(model, "graph.svg");
-  return () => { for (const [name, handler] of handlers) model.off(name, handler); stopExport(); };
+  return () => { pause(); for (const [name, handler] of handlers) model.off(name, handler); stopExport(); };
 }
 
 export default { render };

@@ -5,9 +5,12 @@ out by ``graph_layout.py``: no Graphviz needed) and lets you
 
 * click a node for its details: op, inputs, saved tensors, values and gradient, and the
   dispatch records of its forward (when run inside ``widgets.watch``) and backward;
-* press *backward* and step through the engine's real order, one node at a time:
-  the gradient each node receives, what it sends along each edge, the sums that
-  un-broadcast, and where contributions accumulate (``record_backward`` in ``watch.py``);
+* press *backward* and step through the engine's real order, one node at a time (or
+  *play* them, one step every ``step_ms`` milliseconds, and pause): the gradient each
+  node receives, what it sends along each edge, the sums that un-broadcast, and where
+  contributions accumulate. The viewer runs this backward on its own copy of the graph,
+  taken when it drew it (``graph_replay.py``): your tensors' ``.grad`` stay as they
+  were, and it works after the notebook's own ``loss.backward()`` too;
 * toggle saved tensors, collapse ``nn.Module``s, pan and zoom;
 * open a tensor's layout in the stride visualizer (``open_strides``);
 * refresh it during training with ``update(loss)`` (at most every ``interval`` seconds).
@@ -31,11 +34,16 @@ from minitorch.compiler.graph import Graph as CapturedGraph
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
 from minitorch.widgets.graph_extract import Graph, collapse, extract, module_paths, record_json
 from minitorch.widgets.graph_layout import Layout, dot_available, dot_layout, layered_layout
+from minitorch.widgets.graph_replay import Replay
 from minitorch.widgets.static_graph import static_graph
 from minitorch.widgets.stride_state import ViewChain
 from minitorch.widgets.svg import COLORS, Drawing, text_width
 from minitorch.widgets.tensor_info import describe, describe_text
-from minitorch.widgets.watch import record_backward, step_of
+from minitorch.widgets.watch import Step, step_of
+
+# Type sizes of a node's box, in px at zoom 1: the viewer never zooms "fit" below 1, so
+# no text is drawn under 11 px (graph.css sets the same sizes).
+LABEL_PX, SUB_PX = 12, 11
 
 
 def parameter_names(params: Any) -> dict[int, str]:
@@ -65,8 +73,31 @@ def node_sublabel(node: dict) -> str:
 
 
 def node_size(node: dict) -> tuple[float, float]:
-    width = max(text_width(node["label"], 12), text_width(node_sublabel(node), 10)) + 20
-    return max(width, 60.0), 36.0
+    width = max(text_width(node["label"], LABEL_PX), text_width(node_sublabel(node), SUB_PX)) + 20
+    return max(width, 60.0), 38.0
+
+
+def label_parallel_edges(edges: list[dict]) -> list[dict]:
+    """Edges with ``label`` added where two or more data edges join the same two nodes
+    (``y * y``): which input of the op each one is (``input 0``, ``input 1``: its slot
+    in ``next_functions``). The layout bends them apart (``spread_parallel``)."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for k, e in enumerate(edges):
+        groups[e["source"], e["target"]].append(k)
+    labelled = list(edges)
+    for members in groups.values():
+        for position, k in enumerate(members if len(members) > 1 else []):
+            side = "left" if position < (len(members) - 1) / 2 else "right"  # as spread_parallel bends it
+            if "slot" in edges[k]:
+                labelled[k] = {**edges[k], "label": f"input {edges[k]['slot']}", "side": side}
+    return labelled
+
+
+def module_labels(graph: Graph) -> dict[str, str]:
+    """``{path: label}`` for the collapse checkboxes: the path and, when a node was made
+    inside that module, its class (``0 (Linear)``, ``layer1 (Linear)``)."""
+    types = {n["module"]: n["module_type"] for n in graph.nodes if n.get("module") and n.get("module_type")}
+    return {path: f"{path} ({types[path]})" if path in types else path for path in module_paths(graph)}
 
 
 def summed_dims(local: Tensor | None, delivered: Tensor | None) -> list[int]:
@@ -78,10 +109,12 @@ def summed_dims(local: Tensor | None, delivered: Tensor | None) -> list[int]:
     return list(range(extra)) + kept
 
 
-def steps_json(graph: Graph) -> list[dict]:
-    """The recorded backward steps of this graph's nodes, in the engine's order."""
+def steps_json(graph: Graph, step_for: Callable[[Any], Step | None] = step_of) -> list[dict]:
+    """The recorded backward steps of this graph's nodes, in the engine's order.
+    ``step_for(node)`` finds a node's step: the viewer's replay, or ``watch``'s notes of
+    the notebook's own backward."""
     found = [(step.order, node_id, node, step) for node, node_id in graph.ids.items()
-             if (step := step_of(node)) is not None]  # fmt: skip
+             if (step := step_for(node)) is not None]  # fmt: skip
     received: dict[str, int] = defaultdict(int)
     steps = []
     for _, node_id, node, step in sorted(found, key=lambda entry: entry[0]):
@@ -114,6 +147,7 @@ class GraphWidget(MinitorchWidget):
     graph = traitlets.Dict().tag(sync=True)  # nodes, edges, layout, modules, stats
     steps = traitlets.List().tag(sync=True)  # recorded backward steps (steps_json)
     step = traitlets.Int(-1).tag(sync=True)  # the step shown (-1: none)
+    step_ms = traitlets.Int(900).tag(sync=True)  # time per step while playing the steps
     show_saved = traitlets.Bool(False).tag(sync=True)
     collapsed = traitlets.List().tag(sync=True)  # module paths drawn as one node
     selected = traitlets.Unicode("").tag(sync=True)  # id of the clicked node
@@ -132,6 +166,7 @@ class GraphWidget(MinitorchWidget):
         self._last_refresh = -float("inf")
         self._cached: tuple[Any, Layout] | None = None
         self.extracted = Graph()
+        self.replay = Replay(outputs)  # the viewer's copy of the graph, for its backward
         self.refresh()
         self.observe(lambda _change: self.refresh(), names=["show_saved", "collapsed"])
         self.on_msg(self._on_front_end_message)
@@ -139,8 +174,11 @@ class GraphWidget(MinitorchWidget):
     # ----- Python API -------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Extract the graph again (values, grads, steps) and send it to the browser."""
-        self.extracted = extract(self.outputs, self.names, self.show_saved)
+        """Extract the graph again (values, grads, steps) and send it to the browser.
+        New outputs (``update(loss)``) get a new copy for the viewer's backward."""
+        if not self.replay.is_of(self.outputs):
+            self.replay = Replay(self.outputs)
+        self.extracted = extract(self.outputs, self.names, self.show_saved, self.replay)
         shown = collapse(self.extracted, self.collapsed) if self.collapsed else self.extracted
         sizes = {n["id"]: node_size(n) for n in shown.nodes}
         edges = [(e["source"], e["target"]) for e in shown.edges]
@@ -152,7 +190,7 @@ class GraphWidget(MinitorchWidget):
             layout = dot_layout(sizes, edges) if self.layout_engine == "dot" else layered_layout(sizes, edges)
             self._cached = (signature, layout)
         layout_ms = (time.perf_counter() - start) * 1000
-        steps = steps_json(self.extracted)
+        steps = steps_json(self.extracted, self.replay.step_of if self.replay.ran else step_of)
         grads = {s["node"]: s["incoming"][0] for s in steps if s["incoming"]}
         group = {m: n["id"] for n in shown.nodes if n["kind"] == "module" for m in n["members"]}
         nodes = []
@@ -162,8 +200,10 @@ class GraphWidget(MinitorchWidget):
                 extra["grad"] = grads[n["id"]]
             nodes.append({**n, **extra})
         self.graph = {
-            "nodes": nodes, "edges": shown.edges, "layout": layout.to_json(), "group": group,
-            "modules": module_paths(self.extracted),
+            "nodes": nodes, "edges": label_parallel_edges(shown.edges), "layout": layout.to_json(),
+            "group": group, "modules": module_paths(self.extracted),
+            "module_labels": module_labels(self.extracted),
+            "replay": {"problem": self.replay.problem, "ran": self.replay.ran},
             "stats": {"nodes": len(shown.nodes), "edges": len(shown.edges), "rows": layout.rows,
                       "layout_ms": round(layout_ms, 1), "engine": self.layout_engine},
         }  # fmt: skip
@@ -172,10 +212,12 @@ class GraphWidget(MinitorchWidget):
             self.step = -1
 
     def backward(self) -> None:
-        """Run ``backward()`` from the outputs (gradient 1 everywhere), recording every
-        step of the engine, then show the steps. Keeps the graph (``retain_graph``) so
-        saved tensors stay visible; running it again accumulates into ``.grad``."""
-        record_backward(self.outputs, retain_graph=True)
+        """Run ``backward()`` from the outputs (gradient 1 everywhere) through the
+        viewer's copy of the graph, recording every step of the engine, then show the
+        steps and the gradients. The notebook's tensors are not touched: their ``.grad``
+        stay as they were, and the notebook's own ``loss.backward()`` still works (and
+        the viewer's works after it). Pressing it again shows the same gradients."""
+        self.replay.run()
         self.step = -1
         self.refresh()
 
@@ -263,6 +305,11 @@ class GraphWidget(MinitorchWidget):
         for edge, route in zip(self.graph["edges"], layout["routes"]):
             points = [(x + margin, y + margin) for x, y in route]
             drawing.path(points, dash=edge["kind"] == "saved")
+            if edge.get("label"):  # beside the middle of a bent parallel edge, outwards
+                x, y = points[len(points) // 2]
+                left = edge["side"] == "left"
+                drawing.text(x - 5 if left else x + 5, y + 4, edge["label"], size=SUB_PX, color="muted",
+                             anchor="end" if left else "start")  # fmt: skip
         fills = {"op": "op", "view": "op", "leaf": "leaf", "param": "param", "output": "output",
                  "saved": "saved", "module": "module"}  # fmt: skip
         for node in self.graph["nodes"]:
@@ -270,8 +317,8 @@ class GraphWidget(MinitorchWidget):
             x, y = x + margin, y + margin
             drawing.rect(x, y, w, h, fill=fills[node["kind"]], stroke=COLORS["line"], radius=6,
                          dash=node["kind"] == "view")  # fmt: skip
-            drawing.text(x + w / 2, y + 15, node["label"], size=12, bold=node["kind"] != "op")
-            drawing.text(x + w / 2, y + 29, node["sub"], size=10, color="muted")
+            drawing.text(x + w / 2, y + 15, node["label"], size=LABEL_PX, bold=node["kind"] != "op")
+            drawing.text(x + w / 2, y + 31, node["sub"], size=SUB_PX, color="muted")
         return str(drawing)
 
 

@@ -15,7 +15,13 @@ updates) and turns it into JSON-ready dicts:
   when ``show_saved`` is on.
 
 Edges point the way data flowed in the forward pass (input -> op); gradients flow
-back along them. ``collapse`` then merges the nodes of chosen ``nn.Module``s.
+back along them. A data edge carries its ``slot``: which input of the op it is (the
+position in ``next_functions``), so ``y * y`` gives two edges, slots 0 and 1.
+``collapse`` then merges the nodes of chosen ``nn.Module``s.
+
+With a ``Replay`` (``graph_replay.py``: the viewer's own copy of the graph), a leaf
+shows the gradient of the viewer's last backward instead of its ``.grad``, and an op
+whose saved tensors a backward has freed since shows the copy's.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from dataclasses import dataclass, field
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import AccumulateGrad, BackwardNode, Node
+from minitorch.widgets.graph_replay import Replay
 from minitorch.widgets.tensor_info import describe
 from minitorch.widgets.watch import facts_of
 
@@ -57,9 +64,10 @@ def record_json(record: object) -> dict:
 
 
 def extract(outputs: Sequence[Tensor], names: dict[int, str] | None = None,
-            show_saved: bool = False) -> Graph:  # fmt: skip
+            show_saved: bool = False, replay: Replay | None = None) -> Graph:  # fmt: skip
     """The graph behind ``outputs``. ``names`` maps ``id(tensor)`` to a display name
-    (for parameters); ``show_saved`` adds the tensors saved for backward."""
+    (for parameters); ``show_saved`` adds the tensors saved for backward; ``replay``
+    is the viewer's copy of this graph (gradients of its backward, kept saved tensors)."""
     names = names or {}
     graph = Graph()
     leaf_ids: dict[int, str] = {}  # id(leaf tensor) -> node id
@@ -82,7 +90,7 @@ def extract(outputs: Sequence[Tensor], names: dict[int, str] | None = None,
     while queue:  # breadth-first from the outputs
         node = queue.popleft()
         node_id = graph.ids[node]
-        graph.nodes.append(_node_dict(node, node_id, names, leaf_ids, graph))
+        graph.nodes.append(_node_dict(node, node_id, names, leaf_ids, graph, replay))
         for slot, (next_node, _) in enumerate(node.next_functions):
             if next_node is None:
                 continue
@@ -95,24 +103,30 @@ def extract(outputs: Sequence[Tensor], names: dict[int, str] | None = None,
 
     for node, node_id in list(graph.ids.items()):
         saved = _saved_tensors(node)
+        if not saved and replay is not None and replay.copy_of(node) is not None:
+            saved = _saved_tensors(replay.copy_of(node))  # freed by a backward since drawn
         graph.node(node_id)["saved"] = [_saved_summary(t, is_output) for t, is_output in saved]
         if show_saved:
             _add_saved_nodes(graph, node_id, saved, leaf_ids)
     return graph
 
 
-def _node_dict(node: Node, node_id: str, names: dict, leaf_ids: dict, graph: Graph) -> dict:
+def _node_dict(node: Node, node_id: str, names: dict, leaf_ids: dict, graph: Graph,
+               replay: Replay | None) -> dict:  # fmt: skip
     facts = facts_of(node)
     if isinstance(node, AccumulateGrad):
         leaf = node.variable
         leaf_ids[id(leaf)] = node_id
         graph.tensors[node_id] = leaf
         name = names.get(id(leaf))
+        replayed = replay is not None and replay.ran
         return {
             "id": node_id, "kind": "param" if name else "leaf", "label": name or "leaf",
             "op": "AccumulateGrad", "seq": node.sequence_nr,
             "module": name.rpartition(".")[0] if name else "",
-            "tensor": describe(leaf), "grad": describe(leaf.grad),
+            "tensor": describe(leaf),
+            "grad": describe(replay.grad_of(node) if replayed else leaf.grad),
+            "grad_from": "viewer" if replayed else "tensor",  # the viewer's backward, or .grad
         }  # fmt: skip
     function_name = getattr(getattr(node, "function", None), "__name__", "")
     outputs = getattr(node, "output_meta", [])

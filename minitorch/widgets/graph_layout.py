@@ -20,6 +20,10 @@ installed, so the viewer lays graphs out itself with the same four classic steps
 
 Everything is linear or ``n log n`` per sweep, so 1,000 nodes take a fraction of a
 second. ``dot_layout`` uses Graphviz instead when it is installed and asked for.
+
+Two edges between the same two nodes (``y * y`` uses ``y`` twice: ``MulBackward0`` has
+two edges from ``ExpBackward0``) would share one route and be drawn as one line;
+``spread_parallel`` bends them apart, one to each side.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ ROW_GAP = 46  # vertical space between rows
 NODE_GAP = 18  # horizontal space between neighbours in a row
 DUMMY_WIDTH = 8  # an edge's bend point takes this much room in its row
 DUMMY_GAP = 4
+PARALLEL_GAP = 30  # horizontal distance between the middles of two parallel edges
 
 
 @dataclass
@@ -226,9 +231,29 @@ def layered_layout(sizes: dict[str, tuple[float, float]], edges: Sequence[tuple[
             else:
                 route.append((cx, row_top[row_of[node]] + row_height[row_of[node]] / 2))
         layout.routes.append(route if (source, target) == original else route[::-1])
+    spread_parallel(layout.routes, pairs)
     layout.width = max((b[0] + b[2] for b in layout.boxes.values()), default=0)
     layout.height = max((b[1] + b[3] for b in layout.boxes.values()), default=0)
     return layout
+
+
+def spread_parallel(routes: list[list[tuple[float, float]]], edges: Sequence[tuple[str, str]]) -> None:
+    """Bend edges that join the same two nodes apart, in place: the k-th of n gets its
+    middle moved sideways by ``(k - (n - 1) / 2) * PARALLEL_GAP`` (a route of two
+    points gets a middle point first) and its ends a third as far, so the two arrow
+    heads do not overlap either."""
+    groups = defaultdict(list)
+    for k, edge in enumerate(edges):
+        groups[edge].append(k)
+    for members in groups.values():
+        for position, k in enumerate(members if len(members) > 1 else []):
+            shift = (position - (len(members) - 1) / 2) * PARALLEL_GAP
+            route = routes[k]
+            if len(route) == 2:
+                (x0, y0), (x1, y1) = route
+                route.insert(1, ((x0 + x1) / 2, (y0 + y1) / 2))
+            last = len(route) - 1
+            routes[k] = [(x + (shift / 3 if i in (0, last) else shift), y) for i, (x, y) in enumerate(route)]
 
 
 def dot_available() -> bool:
@@ -267,5 +292,6 @@ def dot_layout(sizes: dict[str, tuple[float, float]], edges: Sequence[tuple[str,
             sx, sy, sw, sh = layout.boxes[s]
             tx, ty, tw, _ = layout.boxes[t]
             layout.routes.append([(sx + sw / 2, sy + sh), (tx + tw / 2, ty)])
+    spread_parallel(layout.routes, [(s, t) for s, t in edges if s in layout.boxes and t in layout.boxes])
     layout.height = total_height
     return layout

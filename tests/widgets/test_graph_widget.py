@@ -55,7 +55,8 @@ def test_steps_follow_the_engine_and_its_scheduling_rule() -> None:
     finally:
         engine.step_listeners.remove(listener)
     ids = widget.extracted.ids
-    assert [s["node"] for s in widget.steps] == [ids[node] for node in observed]
+    original = {copy: node for node, copy in widget.replay.copies.items()}  # it ran on its copy
+    assert [s["node"] for s in widget.steps] == [ids[original[node]] for node in observed]
     # The rule, re-derived here: run the ready node with the highest sequence_nr first.
     nodes = {n["id"]: n for n in widget.extracted.nodes}
     waiting = dict(widget.extracted.fan_in)
@@ -89,6 +90,9 @@ def test_steps_show_unbroadcasting_and_accumulation() -> None:
     into_x = [e for s in widget.steps for e in s["edges"] if names[e["target"]] == "x"]
     assert [e["contribution"] for e in into_x] == [1, 2] and all(e["of"] == 2 for e in into_x)
     # what AccumulateGrad(x) received is the sum of both contributions, and is x.grad
+    # of the notebook's own backward (which the viewer's backward left untouched)
+    assert all(p.grad is None for p in params.values())
+    loss.backward()
     x_step = next(s for s in widget.steps if names[s["node"]] == "x")
     assert x_step["incoming"][0]["values"] == params["x"].grad.tolist()
     for node in widget.graph["nodes"]:
