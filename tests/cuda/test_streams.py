@@ -9,6 +9,7 @@ semantics are the oracle: the same calls, the values compared with torch on the 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import threading
 
@@ -248,6 +249,20 @@ def test_work_keeps_its_operands_alive(emulator):
         y = x + 1
         del x  # the queued kernel still holds x's memory
     assert y.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_a_dropped_stream_lets_its_worker_thread_go(emulator):
+    side = minitorch.cuda.Stream()
+    with minitorch.cuda.stream(side):
+        minitorch.ones(3, device="cuda").tolist()
+    worker = f"minitorch CUDA {side._queue.name}"
+    assert worker in [t.name for t in threading.enumerate()]
+    del side
+    gc.collect()
+    for thread in threading.enumerate():
+        if thread.name == worker:
+            thread.join(timeout=30)
+            assert not thread.is_alive()
 
 
 def test_dispatch_viewer_draws_a_host_row_and_one_row_per_stream(emulator):

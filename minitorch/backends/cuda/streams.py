@@ -20,8 +20,9 @@ On a GPU the queues are CuPy's (``cupy.cuda.Stream``, ``cupy.cuda.Event``). On t
 emulator, each stream is a ``WorkQueue`` run by its own worker thread::
 
     host thread                          worker thread of the stream
-    queue.submit(kernel) -> returns      while the queue holds work:
-    ...                                      work = next item; work.start = now
+    queue.submit(kernel) -> returns      forever:
+    ...                                      work = next item (sleep until there is one)
+                                             work.start = now
                                              work.run()   (the compiled kernel, via
                                              work.end = now   ctypes: no GIL held)
                                              work.finished.set()
@@ -115,54 +116,35 @@ def _check_process(pid: int) -> None:
 class WorkQueue:
     """An emulated CUDA stream: a queue whose worker thread runs its items in order.
 
-    The worker thread starts when work arrives and ends when the queue is empty, so an
-    idle stream holds no thread."""
+    The worker sleeps while the queue is empty and ends when the stream is garbage
+    collected (it holds the queue's items, never the stream itself)."""
 
     emulated = True
 
     def __init__(self, name: str, priority: int = 0) -> None:
         self.name = name
         self.priority = priority  # accepted, as PyTorch does; the emulator has one priority
-        self._items: deque[Work] = deque()
-        self._lock = threading.Lock()
-        self._worker_running = False
+        self._items: deque[Work | None] = deque()
+        self._arrived = threading.Condition()
         self._last: Work | None = None
         self._pid = os.getpid()
+        threading.Thread(target=_run_items, args=(self._items, self._arrived),
+                         name=f"minitorch CUDA {name}", daemon=True).start()  # fmt: skip
+        weakref.finalize(self, _stop_worker, self._items, self._arrived)
         _queues.add(self)
 
     def submit(self, label: str, run: Callable[[], None] | None) -> Work:
         """Put ``run`` at the end of the queue and return at once."""
         _check_process(self._pid)
         work = Work(label, self.name, run)
-        with self._lock:
+        with self._arrived:
             self._items.append(work)
             self._last = work
-            if not self._worker_running:
-                self._worker_running = True
-                threading.Thread(target=self._work, name=f"minitorch CUDA {self.name}",
-                                 daemon=True).start()  # fmt: skip
+            self._arrived.notify()
         log = _launch_log.works
         if log is not None:
             log.append(work)
         return work
-
-    def _work(self) -> None:
-        while True:
-            with self._lock:
-                if not self._items:
-                    self._worker_running = False
-                    return
-                work = self._items.popleft()
-            work.start = time.perf_counter()
-            try:
-                if work.run is not None:
-                    work.run()
-            except Exception as error:  # noqa: BLE001 - kept for the next synchronizing call
-                with _errors_lock:
-                    _errors.append(error)
-            work.end = time.perf_counter()
-            work.run = None  # lets go of the operands' memory
-            work.finished.set()
 
     # ----- the part of cupy.cuda.Stream that minitorch.cuda uses ------------------------
 
@@ -182,6 +164,33 @@ class WorkQueue:
         """Later work on this queue waits until ``marker``'s stream has reached it."""
         if marker.work is not None:
             self.submit("wait for event", marker.work.finished.wait)
+
+
+def _run_items(items: deque[Work | None], arrived: threading.Condition) -> None:
+    """The worker thread of one stream: run its items in order; None means stop."""
+    while True:
+        with arrived:
+            while not items:
+                arrived.wait()
+            work = items.popleft()
+        if work is None:
+            return
+        work.start = time.perf_counter()
+        try:
+            if work.run is not None:
+                work.run()
+        except Exception as error:  # noqa: BLE001 - kept for the next synchronizing call
+            with _errors_lock:
+                _errors.append(error)
+        work.end = time.perf_counter()
+        work.run = None  # lets go of the operands' memory
+        work.finished.set()
+
+
+def _stop_worker(items: deque[Work | None], arrived: threading.Condition) -> None:
+    with arrived:
+        items.append(None)
+        arrived.notify()
 
 
 class Marker:
