@@ -49,14 +49,28 @@ function realTimeline(run, k, select) {
   const svg = svgEl("svg", { class: "mt-real-timeline", width: label + width, height, viewBox: `0 0 ${label + width} ${height}` });
   const scale = width / Math.max(line.span_us, 1e-9);
   const opOf = new Map(run.records.map((r) => [r.i, r.op]));
+  // A host bar holds its call's compiling too (real time): that part is drawn hatched.
+  const compileOf = new Map(run.records.map((r) => [r.i, r.compile_us || 0]));
+  const hatch = `mt-compile-hatch-${k}-${Math.random().toString(36).slice(2)}`;
+  svg.append(svgEl("defs", {}, svgEl("pattern", { id: hatch, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+    svgEl("rect", { width: 6, height: 6, fill: "#eef1f4" }), svgEl("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: "#9aa5b1", "stroke-width": 2 }))));
   rows.forEach(([name, bars], j) => {
     const y = j * row;
     svg.append(svgEl("text", { x: label - 6, y: y + 13, "text-anchor": "end", class: "mt-row-label" }, name));
     svg.append(svgEl("line", { x1: label, x2: label + width, y1: y + row - 1, y2: y + row - 1, class: "mt-row-rule" }));
     for (const [i, start, end] of bars) {
       const op = opOf.get(i) || "?";
+      const compiling = j === 0 ? Math.min(compileOf.get(i) || 0, end - start) : 0;
+      if (compiling) {
+        const w = compiling * scale;
+        svg.append(svgEl("rect", {
+          x: label + start * scale, y: y + 2, width: Math.max(w, 0.8), height: row - 5, fill: `url(#${hatch})`, stroke: "#9aa5b1",
+          class: "mt-tick mt-compile-tick", "data-row": i, onclick: () => select(k, i),
+        }, svgEl("title", {}, `#${i} ${op}: compiling its kernel, ${micro(compiling)}, once (not kernel time)`)));
+        if (w > 100) svg.append(svgEl("text", { x: label + start * scale + 4, y: y + 13, class: "mt-row-label mt-compile-text" }, `compile (once) ${micro(compiling)}`));
+      }
       svg.append(svgEl("rect", {
-        x: label + start * scale, y: y + 2, width: Math.max((end - start) * scale, 0.8), height: row - 5,
+        x: label + (start + compiling) * scale, y: y + 2, width: Math.max((end - start - compiling) * scale, 0.8), height: row - 5,
         fill: color(op), class: "mt-tick", "data-row": i, "data-lane": j === 0 ? "host" : name, onclick: () => select(k, i),
       }, svgEl("title", {}, `#${i} ${op} on ${name}: ${micro(start)} to ${micro(end)} (${micro(end - start)})`)));
     }

@@ -132,6 +132,12 @@ def test_compile_time_is_its_own_segment_and_not_kernel_time(page) -> None:
     assert "repeating-linear-gradient" in background
     expect(viewer.locator(".mt-timeline .mt-compile-segment")).to_have_count(0)
     expect(viewer.locator(".mt-timeline .mt-tick")).to_have_count(2)
+    # The real-time row holds the compiling (it is real time), drawn hatched and labelled.
+    host_compile = viewer.locator(".mt-real-timeline .mt-compile-tick")
+    expect(host_compile).to_have_count(1)
+    expect(host_compile).to_have_attribute("data-row", "0")
+    assert host_compile.get_attribute("fill").startswith("url(#mt-compile-hatch")
+    expect(viewer.locator(".mt-real-timeline .mt-compile-text")).to_contain_text("compile (once)")
     title = viewer.locator(".mt-run-title")
     expect(title).to_contain_text("2 calls")
     expect(title).to_contain_text("of kernel time")
