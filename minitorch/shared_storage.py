@@ -9,7 +9,8 @@ segment's name and the tensor's layout travel between processes
 (``minitorch/multiprocessing/reductions.py``). A segment holds::
 
     bytes [0, 8)     how many messages naming it are in flight (int64)
-    bytes [8, 64)    unused, so that the cells start 64-byte aligned
+    bytes [8, 16)    1 when its name is registered with the resource tracker (int64)
+    bytes [16, 64)   unused, so that the cells start 64-byte aligned
     bytes [64, ...)  the storage's cells
 
 Who removes the name? A name left in ``/dev/shm`` keeps its memory taken until reboot,
@@ -25,9 +26,16 @@ a reference count across processes that the kernel keeps for us:
   lock and, if no message is in flight and no other process holds a lock (an exclusive
   lock can be taken), removes the name. The kernel frees the pages with the last mapping.
 
-Two things no holder is left to clean: a message sent but never received, and a segment
-whose every holder was killed. The main process sweeps at exit: it removes each
-minitorch segment whose creator is dead, that no process holds and no message names.
+Two things no holder is left to clean: a segment whose last holder was killed, and a
+message sent but never received (a queue nobody read). ``sweep()`` removes the first kind
+among the program's segments (a program may call it after a child was killed), and the
+main process, at exit, removes both (``_at_exit``). And when the main process itself is
+killed, Python's resource tracker, a small process started for the program
+(``multiprocessing.resource_tracker``), removes every name still registered with it once
+all of the program's processes are gone, with a warning that they leaked. (Only
+processes sharing the main process's tracker register: a forked child of a main process
+that had not started it yet would start its own, which would remove the segments it made
+when it exits, while the main process may still use them.)
 
 Why not ``multiprocessing.shared_memory.SharedMemory`` itself (the same file and
 ``mmap`` underneath): its ``close()`` refuses while a NumPy array still points into the
@@ -43,7 +51,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import mmap
-import multiprocessing
 import os
 import secrets
 import sys
@@ -51,16 +58,31 @@ import tempfile
 import threading
 import weakref
 from collections.abc import Iterator
-from multiprocessing import util
+from multiprocessing import resource_tracker, util
 from typing import Any
 
 import numpy as np
 
 SEGMENT_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
-PREFIX = "minitorch_"  # every segment's name: minitorch_<creator pid>_<random>
+PREFIX = "minitorch_"  # every segment's name: minitorch_<program>_<creator pid>_<random>
 HEADER_BYTES = 64
 _MUTEX_BYTE = 0  # locked while the header is read or changed
 _HOLDERS_BYTE = 1  # each process that maps the segment holds a shared lock on it
+
+# The program a segment belongs to is the pid of its main process. A main process names
+# itself; a child started by multiprocessing inherits the name: a forked child as this
+# module's variable, a spawned one (``--multiprocessing-fork`` on its command line)
+# through the environment.
+if "--multiprocessing-fork" in sys.orig_argv and "MINITORCH_PROGRAM" in os.environ:
+    PROGRAM = os.environ["MINITORCH_PROGRAM"]
+else:
+    PROGRAM = os.environ["MINITORCH_PROGRAM"] = str(os.getpid())
+
+# Whether this process registers the names it makes with the program's resource tracker:
+# the main process starts the tracker on its first segment (``_register``), a spawned child
+# is always handed the tracker, a forked child inherits this variable.
+_tracked = "--multiprocessing-fork" in sys.orig_argv
+_TRACKABLE = SEGMENT_DIR == "/dev/shm"  # the tracker removes names of POSIX shm_open
 
 _lock = threading.RLock()  # locks are per process: this one orders this process's threads
 _segments: dict[str, Segment] = {}  # name -> segment mapped here while a storage uses it
@@ -112,9 +134,33 @@ class Segment:
             fcntl.lockf(self.fd, fcntl.LOCK_UN, 1, _HOLDERS_BYTE)
             with self.header():
                 if self.in_flight[0] == 0 and _nobody_holds(self.fd):
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(self.path)
+                    _remove(self.name, self.fd)
             os.close(self.fd)  # the mapping stays until the array using it is gone
+
+
+def _register(name: str, fd: int) -> None:
+    """Register a new name with the program's resource tracker, and mark it so in the
+    header for whichever process removes it."""
+    global _tracked
+    if not _TRACKABLE:
+        return
+    if PROGRAM == str(os.getpid()) and not _tracked:
+        resource_tracker.ensure_running()
+        _tracked = True
+    if _tracked:
+        resource_tracker.register("/" + name, "shared_memory")  # as shm_open names it
+        os.pwrite(fd, (1).to_bytes(8, sys.byteorder, signed=True), 8)
+
+
+def _remove(name: str, fd: int) -> None:
+    """Remove the name (the pages go with the last mapping), and its registration."""
+    try:
+        os.unlink(os.path.join(SEGMENT_DIR, name))
+    except FileNotFoundError:
+        return  # another process was first
+    registered = int.from_bytes(os.pread(fd, 8, 8), sys.byteorder, signed=True)
+    if registered and _tracked:
+        resource_tracker.unregister("/" + name, "shared_memory")
 
 
 def _nobody_holds(fd: int) -> bool:
@@ -133,17 +179,18 @@ def is_shared(storage: Any) -> bool:
 
 def share(storage: np.ndarray) -> np.ndarray:
     """A new segment holding a copy of ``storage``'s cells, as a storage of its class."""
-    name = f"{PREFIX}{os.getpid()}_{secrets.token_hex(6)}"
+    name = f"{PREFIX}{PROGRAM}_{os.getpid()}_{secrets.token_hex(6)}"
     path = os.path.join(SEGMENT_DIR, name)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.ftruncate(fd, HEADER_BYTES + storage.nbytes)
-        with _lock:
+    with _lock:  # a sweep in another thread must not find it before it is locked
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.ftruncate(fd, HEADER_BYTES + storage.nbytes)
+            _register(name, fd)
             cells = Segment(name, fd).storage(storage.dtype, storage.size, type(storage))
-    except BaseException:
-        os.close(fd)
-        os.unlink(path)
-        raise
+        except BaseException:
+            os.close(fd)
+            os.unlink(path)
+            raise
     cells[...] = storage
     return cells
 
@@ -195,9 +242,10 @@ def discard(name: str) -> None:
         _unlink_if_unused(name, in_flight_change=-1)
 
 
-def _unlink_if_unused(name: str, in_flight_change: int = 0) -> None:
+def _unlink_if_unused(name: str, in_flight_change: int = 0, ignore_in_flight: bool = False) -> None:
     """For a segment this process does not map: change its count of messages in flight,
-    then remove it if no message names it and no process holds it."""
+    then remove it if no message names it (unless ``ignore_in_flight``) and no process
+    holds it."""
     path = os.path.join(SEGMENT_DIR, name)
     try:
         fd = os.open(path, os.O_RDWR)
@@ -208,21 +256,26 @@ def _unlink_if_unused(name: str, in_flight_change: int = 0) -> None:
         in_flight = int.from_bytes(os.pread(fd, 8, 0), sys.byteorder, signed=True)
         in_flight += in_flight_change
         os.pwrite(fd, in_flight.to_bytes(8, sys.byteorder, signed=True), 0)
-        if in_flight == 0 and _nobody_holds(fd):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
+        if (in_flight == 0 or ignore_in_flight) and _nobody_holds(fd):
+            _remove(name, fd)
     finally:
         os.close(fd)  # drops this process's locks on it
 
 
-def sweep() -> None:
-    """Remove every minitorch segment whose creating process is dead, that no process
-    holds and no message in flight names (what killed processes left behind)."""
-    for name in os.listdir(SEGMENT_DIR):
-        creator = name[len(PREFIX) :].split("_")[0]
-        if name.startswith(PREFIX) and name not in _segments and creator.isdigit():
-            if not _is_running(int(creator)):
-                _unlink_if_unused(name)
+def sweep(in_flight_too: bool = False) -> None:
+    """Remove this program's segments that no process holds and no message in flight
+    names, among those this process made and those whose maker is dead: what is left
+    when the last process holding a segment was killed. (A segment being made by a live
+    process is skipped: it has no lock on it for a moment.) ``in_flight_too``: remove
+    them even when a message names them, as the main process does at exit, when no
+    process of the program is left to receive it."""
+    with _lock:
+        for name in os.listdir(SEGMENT_DIR):
+            program, creator, *_ = name[len(PREFIX) :].split("_") + ["", ""]
+            if not name.startswith(PREFIX) or program != PROGRAM or name in _segments:
+                continue
+            if creator == str(os.getpid()) or not _is_running(int(creator)):
+                _unlink_if_unused(name, ignore_in_flight=in_flight_too)
 
 
 def _is_running(pid: int) -> bool:
@@ -236,11 +289,13 @@ def _is_running(pid: int) -> bool:
 
 
 def _at_exit() -> None:
-    """A process ends: let go of every segment it maps; the main process also sweeps."""
+    """A process ends: let go of every segment it maps. The main process, whose children
+    have all ended by now, also removes what its program left: segments whose holders
+    were killed, and those named by messages nobody will receive (a queue never read)."""
     for segment in list(_segments.values()):
         segment.release()
-    if multiprocessing.parent_process() is None:
-        sweep()
+    if PROGRAM == str(os.getpid()):
+        sweep(in_flight_too=True)
 
 
 def _after_fork_in_child() -> None:
