@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -193,7 +192,8 @@ def test_broadcast_is_headed_by_its_operands_and_derives_clearly(page) -> None:
     bw.locator("select.mt-op").select_option("permute")
     bw.locator(".mt-args").fill("1, 0")
     bw.locator(".mt-apply").click()
-    expect(bw.locator('.mt-view[data-view="5"] .mt-view-name')).to_have_text("v5 = (column + bias).permute(1, 0)")
+    derived = bw.locator('.mt-view[data-view="5"] .mt-view-name')
+    expect(derived).to_have_text("v5 = (column + bias).permute(1, 0)")
     expect(bw.locator(".mt-derive-code")).to_have_text("v6 = v5.")
     # Both expanded inputs repeat cells; the sum is a new tensor and does not.
     for view, dims in (("2", "dim 1"), ("3", "dim 0")):
