@@ -198,7 +198,8 @@ divide = div
 subtract = sub
 true_divide = div
 
-from minitorch import accelerator, autograd, cuda
+from minitorch import accelerator, autograd, cuda, memory  # memory: the CPU allocator's statistics
+from minitorch.memory import OutOfMemoryError  # torch.OutOfMemoryError
 
 __version__ = "0.1.0"
 del _binary, _indexing, _linalg, _reduce, _shape, _unary
@@ -210,6 +211,7 @@ from minitorch import (
     data,
     functional,
     linalg,
+    multiprocessing,  # torch.multiprocessing: tensors sent through shared memory
     nn,
     onnx,  # torch.onnx (imports the onnx package only when exporting)
     optim,
