@@ -258,8 +258,10 @@ function render({ model, el: host }) {
     const lines = [el("div", { class: "mt-details-title" }, `step ${index + 1} of ${steps.length}: ${step.label}`,
       el("span", { class: "mt-muted" }, "  (the engine runs the ready node with the highest sequence_nr first)"))];
     step.incoming.forEach((g) => lines.push(el("div", {}, "receives grad ", el("b", {}, tensorText(g)))));
+    const sends = new Map(); // how many edges go to each target (y * y: two to one node)
+    for (const edge of step.edges) sends.set(edge.target, (sends.get(edge.target) || 0) + 1);
     for (const edge of step.edges) {
-      const target = names.get(shown(edge.target)) || edge.target;
+      const target = (names.get(shown(edge.target)) || edge.target) + (sends.get(edge.target) > 1 ? ` as input ${edge.slot}` : "");
       const line = el("div", { class: "mt-step-edge" }, `→ ${target}: `);
       if (!edge.delivered) line.append("nothing (no gradient needed)");
       else {

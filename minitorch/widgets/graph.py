@@ -128,7 +128,8 @@ def steps_json(graph: Graph, step_for: Callable[[Any], Step | None] = step_of) -
             if delivered is not None:
                 received[target] += 1
             edges.append({
-                "target": target, "local": describe(local, 16), "delivered": describe(delivered, 16),
+                "target": target, "slot": slot,  # which input of this node it is
+                "local": describe(local, 16), "delivered": describe(delivered, 16),
                 "summed_dims": summed_dims(local, delivered),
                 "contribution": received[target], "of": graph.fan_in.get(target, 1),
             })  # fmt: skip

@@ -269,6 +269,11 @@ def test_viewer_backward_works_after_the_notebooks_and_leaves_grad_alone(lab) ->
     expect(widget.locator(".mt-error")).to_be_hidden()
     widget.locator(".mt-node.mt-kind-param", has_text="t").click()
     expect(widget.locator(".mt-details")).to_contain_text("the viewer's backward")
+    show_step(widget, 2)  # MulBackward0 sends to ExpBackward0 twice, once per input
+    panel = widget.locator(".mt-step-panel")
+    expect(panel).to_contain_text("ExpBackward0 as input 0")
+    expect(panel).to_contain_text("ExpBackward0 as input 1")
+    expect(widget.locator("path.mt-edge.mt-flow")).to_have_count(2)
     assert run_and_read(lab, 3, "GRAD-Z-AGAIN ") == printed
 
 

@@ -94,6 +94,8 @@ def test_pressing_backward_twice_shows_the_same_gradients_and_steps() -> None:
     expected = torch.tensor([1.0, 2.0, 3.0]).mul(2).exp().mul(2)  # d/dx sum(exp(x)^2)
     assert_matches(first[0]["x"], expected)
     assert first[1] == ["SumBackward0", "MulBackward0", "ExpBackward0", "AccumulateGrad"]
+    mul = widget.steps[1]
+    assert [(e["slot"], e["contribution"], e["of"]) for e in mul["edges"]] == [(0, 1, 2), (1, 2, 2)]
     assert x.grad is None
 
 
