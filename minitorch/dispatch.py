@@ -192,6 +192,17 @@ class DispatchRecord:
     issued: float = 0.0
     launches: tuple = ()
 
+    @property
+    def kernel_seconds(self) -> float:
+        """The time the kernel itself ran: on the CPU the call's own ``seconds`` (the
+        kernel ran inside it); on a CUDA stream, from its start to its end there, after
+        the call had returned (read it and you wait for the stream, as a host read does)."""
+        if not self.launches:
+            return self.seconds
+        for work in self.launches:
+            work.finished.wait()
+        return sum(work.end - work.start for work in self.launches)
+
 
 class DispatchTrace(list):
     """The records of one ``trace()`` block, with totals per op and per backend."""
@@ -201,7 +212,7 @@ class DispatchTrace(list):
         result: dict[str, tuple[int, float]] = {}
         for record in self:
             count, seconds = result.get(getattr(record, key), (0, 0.0))
-            result[getattr(record, key)] = (count + 1, seconds + record.seconds)
+            result[getattr(record, key)] = (count + 1, seconds + record.kernel_seconds)
         return result
 
 
@@ -463,7 +474,7 @@ def record_replayed(primitive: str, kernel: str, device_type: str, operands: lis
         device=device_type, dtype=from_numpy_dtype(operands[-1].storage.dtype).name,
         shapes=tuple(o.shape for o in operands), strides=tuple(o.strides for o in operands),
         contiguous=contiguous, path="contiguous" if all(contiguous) else "strided",
-        seconds=seconds, frames=((op, phase),),
+        seconds=seconds, frames=((op, phase),), issued=time.perf_counter() - seconds,
     )  # fmt: skip
     thread = threading.get_ident()
     for owner, records in _traces:

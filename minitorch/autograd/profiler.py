@@ -16,7 +16,10 @@ and backward). From those records:
 * an op's **self** time is the time of the kernels it launched itself;
 * its **total** time adds the kernels of the ops it called (``cross_entropy`` over
   ``log_softmax``...), and a ``record_function`` block's total is every kernel inside;
-* its **number of calls** counts the distinct entries of the op stack, one per call.
+* its **number of calls** counts the distinct entries of the op stack, one per call;
+* on CUDA a launch returns at once, so an op's CPU time is the time to launch its
+  kernels, and its **CUDA** time is when they ran on their stream (the ``Self CUDA`` and
+  ``CUDA total`` columns, as PyTorch shows them; on the CPU there is none).
 
 What differs from PyTorch: times are kernel times only (Python's own overhead between
 kernels is not measured), so a ``record_function`` block has no self time; ops that
@@ -51,6 +54,8 @@ class FunctionEventAvg:
     count: int = 0
     self_cpu_time_total: float = 0.0
     cpu_time_total: float = 0.0
+    self_device_time_total: float = 0.0  # the CUDA kernels' time on their streams
+    device_time_total: float = 0.0
     input_shapes: list = field(default_factory=list)
     is_user_annotation: bool = False
 
@@ -60,8 +65,12 @@ class FunctionEventAvg:
         return self.cpu_time_total / self.count if self.count else 0.0
 
     @property
-    def self_device_time_total(self) -> float:
-        return 0.0
+    def device_time(self) -> float:
+        """The average CUDA time of one call."""
+        return self.device_time_total / self.count if self.count else 0.0
+
+    self_cuda_time_total = property(lambda self: self.self_device_time_total)  # older names
+    cuda_time_total = property(lambda self: self.device_time_total)
 
     def __repr__(self) -> str:
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={format_time(self.self_cpu_time_total)} "
@@ -99,14 +108,17 @@ class EventList(list):
         with_shapes = any(row.input_shapes for row in self)
         names = [row.key for row in rows] or ["Name"]
         name_width = min(max(len(n) for n in names) + 4, max_name_column_width)
-        headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
-                   "# of Calls"]  # fmt: skip
-        widths = [name_width] + [12] * 6
+        with_device = any(row.device_time_total for row in self)
+        headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+        headers += ["Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"] if with_device else []
+        headers.append("# of Calls")
+        widths = [name_width] + [12] * (len(headers) - 1)
         if with_shapes:
             shapes_width = min(max(len(str(row.input_shapes)) for row in rows) + 4, max_shapes_column_width)
             headers.append("Input Shapes")
             widths.append(max(shapes_width, len("Input Shapes") + 4))
         self_total = sum(row.self_cpu_time_total for row in self)
+        device_total = sum(row.self_device_time_total for row in self)
 
         def line(cells: list[str]) -> str:
             return "".join(f"{cell:>{width}}  " for cell, width in zip(cells, widths))
@@ -125,12 +137,18 @@ class EventList(list):
                 format_share(row.cpu_time_total, self_total),
                 format_time(row.cpu_time_total),
                 format_time(row.cpu_time),
-                str(row.count),
             ]
+            if with_device:
+                cells += [format_time(row.self_device_time_total),
+                          format_share(row.self_device_time_total, device_total),
+                          format_time(row.device_time_total), format_time(row.device_time)]  # fmt: skip
+            cells.append(str(row.count))
             if with_shapes:
                 cells.append(shorten(str(row.input_shapes), widths[-1]))
             lines.append(line(cells))
-        lines += [rule, f"Self CPU time total: {format_time(self_total)}", ""]
+        lines += [rule, f"Self CPU time total: {format_time(self_total)}"]
+        lines += [f"Self CUDA time total: {format_time(device_total)}"] if with_device else []
+        lines.append("")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -187,6 +205,7 @@ class profile:  # noqa: N801 (PyTorch's name)
         for record in self.records:
             events = self._events_of(record)
             seconds = record.seconds * 1e6
+            device = record.kernel_seconds * 1e6 if record.launches else 0.0
             shapes = [list(s) for s in record.shapes[1:]]
             seen = set()
             for depth, (name, call_id, user) in enumerate(events):
@@ -203,8 +222,10 @@ class profile:  # noqa: N801 (PyTorch's name)
                     row.count += 1
                 if innermost:
                     row.self_cpu_time_total += seconds
+                    row.self_device_time_total += device
                 if key not in seen:  # a recursive op counts its kernels once
                     row.cpu_time_total += seconds
+                    row.device_time_total += device
                     seen.add(key)
         return EventList(rows.values())
 
@@ -225,17 +246,27 @@ class profile:  # noqa: N801 (PyTorch's name)
         return self.key_averages().table(**options)
 
     def export_chrome_trace(self, path: str) -> None:
-        """The kernel calls as a Chrome trace (open it at chrome://tracing or Perfetto)."""
-        events, clock = [], 0.0
+        """The kernel calls as a Chrome trace (open it at chrome://tracing or Perfetto),
+        at the times they happened: one track for the host (Python), and one per CUDA
+        stream with each kernel when it ran there."""
+        tracks = {"host (Python)": 0}
+        events: list[dict] = []
+        origin = min((r.issued for r in self.records), default=0.0)
         for record in self.records:
-            duration = record.seconds * 1e6
-            events.append({"name": record.op, "cat": record.phase, "ph": "X", "ts": clock,
-                           "dur": duration, "pid": 0, "tid": 0,
-                           "args": {"kernel": f"{record.primitive}:{record.kernel}",
-                                    "shapes": [list(s) for s in record.shapes]}})  # fmt: skip
-            clock += duration
+            args = {"kernel": f"{record.primitive}:{record.kernel}",
+                    "shapes": [list(s) for s in record.shapes]}  # fmt: skip
+            spans = [("host (Python)", record.issued, record.seconds)]
+            for work in record.launches:
+                work.finished.wait()  # (its stream stamps its start and end when it runs it)
+                spans.append((work.stream, work.start, work.end - work.start))
+            for track, start, seconds in spans:
+                tid = tracks.setdefault(track, len(tracks))
+                events.append({"name": record.op, "cat": record.phase, "ph": "X", "pid": 0, "tid": tid,
+                               "ts": (start - origin) * 1e6, "dur": seconds * 1e6, "args": args})  # fmt: skip
+        names = [{"name": "thread_name", "ph": "M", "pid": 0, "tid": tid, "args": {"name": track}}
+                 for track, tid in tracks.items()]  # fmt: skip
         with open(path, "w") as file:
-            json.dump({"traceEvents": events}, file)
+            json.dump({"traceEvents": names + events}, file)
 
 
 @contextlib.contextmanager

@@ -45,7 +45,7 @@ def run_json(label: str, records: Sequence[Any], error: str = "") -> dict:
         for key, table in totals.items():
             entry = table.setdefault(getattr(record, key), [0, 0.0])
             entry[0] += 1
-            entry[1] += record.seconds * 1e6
+            entry[1] += record.kernel_seconds * 1e6
     ordered = {
         key: sorted(([name, count, round(us, 2)] for name, (count, us) in table.items()),
                     key=lambda row: -row[2])
@@ -57,7 +57,7 @@ def run_json(label: str, records: Sequence[Any], error: str = "") -> dict:
     compiled = [r for r in records if r.compile_seconds]
     return {
         "label": label, "error": error, "calls": len(records),
-        "total_us": round(sum(r.seconds for r in records) * 1e6, 2),  # kernel time only
+        "total_us": round(sum(r.kernel_seconds for r in records) * 1e6, 2),  # kernel time only
         "compile_us": round(sum(r.compile_seconds for r in compiled) * 1e6, 2),
         "compiled_calls": len(compiled),
         "records": rows, "truncated": max(0, len(records) - MAX_ROWS),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import os
 import threading
 
@@ -288,6 +289,30 @@ def test_dispatch_viewer_draws_a_host_row_and_one_row_per_stream(emulator):
         minitorch.ones(3) + 1
     cpu = run_json("cpu", cpu_calls)["timeline"]
     assert cpu["streams"] == [] and len(cpu["host"]) == len(cpu_calls) >= 1
+
+
+def test_the_profiler_shows_cuda_time_apart_from_launch_time(emulator, tmp_path):
+    a = minitorch.ones(32, 32, device="cuda")
+    (a @ a).sum().item()  # compiled before profiling
+    side = minitorch.cuda.Stream()
+    with minitorch.profiler.profile() as prof:
+        with minitorch.cuda.stream(side), gated(side):
+            with minitorch.dispatch.trace() as calls:
+                b = a @ a
+    assert b[0, 0].item() == 32
+    (matmul,) = calls[0].launches
+    row = next(r for r in prof.key_averages() if r.key == "Mm")
+    assert row.self_device_time_total == pytest.approx((matmul.end - matmul.start) * 1e6)
+    assert row.self_cuda_time_total == row.device_time_total == row.self_device_time_total > 0
+    table = prof.key_averages().table(sort_by="cuda_time_total")
+    assert "Self CUDA" in table and "Self CUDA time total" in table
+    assert "Self CUDA" not in minitorch.profiler.profile().key_averages().table()
+    prof.export_chrome_trace(str(tmp_path / "trace.json"))
+    events = json.loads((tmp_path / "trace.json").read_text())["traceEvents"]
+    tracks = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M"}
+    host, kernel = (e for e in events if e["ph"] == "X" and e["name"] == "Mm")
+    assert tracks[host["tid"]] == "host (Python)" and tracks[kernel["tid"]] == side._queue.name
+    assert host["ts"] + host["dur"] <= kernel["ts"]  # the stream was held: it ran after the launch
 
 
 @pytest.mark.gpu
