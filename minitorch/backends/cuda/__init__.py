@@ -10,6 +10,7 @@ loads and launches them, one job per file:
 * ``loader.py`` -- compiling each specialised module once and keeping its kernels;
 * ``launcher.py`` -- packing operand layouts, checking launch sizes, launching;
 * ``streams.py`` -- streams and events: each launch is queued and returns at once;
+* ``work_queue.py`` -- the emulator's streams: queues run by worker threads;
 * this file       -- the primitives of the backend contract (``minitorch/backends/__init__.py``).
 
 Each primitive prepares what its kernel assumes, then launches it: dimensions that can be
@@ -32,7 +33,7 @@ from minitorch.backends.cuda.device import emulated, running_on, runtime
 from minitorch.backends.cuda.launcher import THREADS, blocks, launch, layout, storage
 from minitorch.backends.cuda.loader import CudaCompileError, kernel
 from minitorch.backends.cuda.source import dtype_name
-from minitorch.backends.cuda.streams import collect_launches
+from minitorch.backends.cuda.work_queue import collect_launches
 from minitorch.layout import merge_dims, merge_kept_dims, numel
 
 __all__ = ["CudaCompileError", "collect_launches", "emulated", "running_on"]  # besides the primitives
