@@ -152,36 +152,73 @@ function drawThumbnail(canvas, rows, numClasses) {
   }
 }
 
-function drawCurve(canvas, curve) {
-  // The loss chart: test loss dark, training loss grey, like Playground.
-  const context = canvas.getContext("2d");
-  const { width, height } = canvas;
-  context.clearRect(0, 0, width, height);
-  if (!curve || curve.length < 2) return;
-  const values = curve.flatMap((row) => [row[1], row[2]]).filter((v) => v !== null);
-  const top = Math.max(...values, 1e-9);
-  const first = curve[0][0];
-  const last = curve[curve.length - 1][0];
-  for (const [column, colour] of [[1, "#aaa"], [2, "#222"]]) {
-    context.beginPath();
-    context.strokeStyle = colour;
-    let started = false;
-    for (const row of curve) {
-      if (row[column] === null) continue;
-      const x = ((row[0] - first) / Math.max(1, last - first)) * (width - 2) + 1;
-      const y = height - 2 - (row[column] / top) * (height - 4);
-      if (started) context.lineTo(x, y);
-      else context.moveTo(x, y);
-      started = true;
-    }
-    context.stroke();
+// ----- the loss chart -------------------------------------------------------------------
+// An SVG line chart of the loss against the epoch, test loss dark and training loss grey
+// like Playground's, with both axes, tick numbers and their names, so a student can read
+// "the loss fell from 0.5 to 0.1 by epoch 300" off it.
+
+const CHART = { width: 300, height: 120, left: 46, right: 8, top: 8, bottom: 30 };
+
+function niceTicks(low, high, count = 4, smallestStep = 0) {
+  // Round tick values from at or below `low` to at or above `high`, so the axis covers
+  // every value: steps of 1, 2 or 5 times a power of ten, about `count` of them.
+  //   rough = (high - low) / count;  step = the first of 1, 2, 5 (x 10^k) >= rough
+  const rough = Math.max((high - low) / count, smallestStep, 1e-12);
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough - 1e-12);
+  const first = Math.floor(low / step + 1e-9);
+  const last = Math.ceil(high / step - 1e-9);
+  const ticks = [];
+  for (let i = first; i <= last; i++) ticks.push(i * step);
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  return { ticks, label: (t) => t.toFixed(decimals) };
+}
+
+function drawLossChart(svg, curve) {
+  const { width, height, left, right, top, bottom } = CHART;
+  const rows = curve || [];
+  const losses = rows.flatMap((row) => [row[1], row[2]]).filter((v) => v !== null);
+  const lastEpoch = rows.length ? rows[rows.length - 1][0] : 0;
+  const x = niceTicks(0, Math.max(lastEpoch, 1), 4, 1); // epochs from 0, in whole steps
+  const y = niceTicks(0, Math.max(...losses, 1e-3)); // losses from 0
+  const xHigh = x.ticks[x.ticks.length - 1];
+  const yHigh = y.ticks[y.ticks.length - 1];
+  const px = (epoch) => left + (epoch / xHigh) * (width - left - right);
+  const py = (value) => height - bottom - (value / yHigh) * (height - top - bottom);
+  const parts = [];
+  for (const t of y.ticks) { // horizontal grid line, tick and number for each loss tick
+    parts.push(svgEl("line", { class: "mt-pg-grid", x1: left, x2: width - right, y1: py(t), y2: py(t) }));
+    parts.push(svgEl("text", { class: "mt-pg-tick mt-pg-tick-y", x: left - 4, y: py(t), "text-anchor": "end",
+      "dominant-baseline": "middle" }, y.label(t)));
   }
+  for (const t of x.ticks) {
+    parts.push(svgEl("line", { class: "mt-pg-axis", x1: px(t), x2: px(t), y1: height - bottom, y2: height - bottom + 4 }));
+    parts.push(svgEl("text", { class: "mt-pg-tick mt-pg-tick-x", x: px(t), y: height - bottom + 6,
+      "text-anchor": "middle", "dominant-baseline": "hanging" }, x.label(t)));
+  }
+  parts.push(svgEl("line", { class: "mt-pg-axis mt-pg-axis-x", x1: left, x2: width - right,
+    y1: height - bottom, y2: height - bottom }));
+  parts.push(svgEl("line", { class: "mt-pg-axis mt-pg-axis-y", x1: left, x2: left, y1: top, y2: height - bottom }));
+  parts.push(svgEl("text", { class: "mt-pg-axis-name", x: width - right, y: height - 2, "text-anchor": "end" }, "epoch"));
+  const middle = (top + height - bottom) / 2; // the y axis's name, written upwards
+  parts.push(svgEl("text", { class: "mt-pg-axis-name", x: 10, y: middle, "text-anchor": "middle",
+    transform: `rotate(-90 10 ${middle})` }, "loss"));
+  parts.push(svgEl("text", { class: "mt-pg-legend-test", x: width - right, y: top, "text-anchor": "end",
+    "dominant-baseline": "hanging" }, "test"));
+  parts.push(svgEl("text", { class: "mt-pg-legend-train", x: width - right - 30, y: top, "text-anchor": "end",
+    "dominant-baseline": "hanging" }, "training"));
+  for (const [column, name] of [[1, "train"], [2, "test"]]) {
+    const points = rows.filter((row) => row[column] !== null).map((row) => `${px(row[0]).toFixed(1)},${py(row[column]).toFixed(1)}`);
+    if (points.length > 1) parts.push(svgEl("polyline", { class: `mt-pg-curve mt-pg-curve-${name}`, points: points.join(" ") }));
+  }
+  svg.replaceChildren(...parts);
 }
 
 // ----- the explorer -------------------------------------------------------------------
 
 function render({ model, el: host }) {
-  const state = { hover: null, gradients: false, adding: false, addLabel: 1, netKey: "", dashOffset: 0 };
+  const state = { hover: null, gradients: false, adding: false, addLabel: 1, netKey: "", dashOffset: 0,
+    layoutWidth: 0 }; // the network column's width the network was laid out for
   const send = (message) => model.send(message);
   const config = () => model.get("config");
   const setConfig = (changes) => {
@@ -321,7 +358,9 @@ function render({ model, el: host }) {
       layerCount,
       el("label", { "data-control": "gradients" }, [gradientToggle, " show gradients"]), deadText,
     ]),
-    layerBoxes, canvasArea, card,
+    // a network wider than its column (many layers, a narrow notebook) scrolls here,
+    // inside the widget, instead of being drawn over the output column
+    el("div", { class: "mt-pg-network-scroll" }, [layerBoxes, canvasArea]), card,
   );
 
   // ----- output column ---------------------------------------------------------------
@@ -334,7 +373,8 @@ function render({ model, el: host }) {
   const [testAccuracyLabel, testAccuracy] = metric("Test accuracy", "test-accuracy");
   const [trainAccuracyLabel, trainAccuracy] = metric("Training accuracy", "train-accuracy");
   const [speedLabel, speedValue] = metric("Epochs per second", "speed");
-  const chart = el("canvas", { class: "mt-pg-chart", width: 300, height: 60 });
+  const chart = svgEl("svg", { class: "mt-pg-chart", width: CHART.width, height: CHART.height,
+    viewBox: `0 0 ${CHART.width} ${CHART.height}`, role: "img", "aria-label": "loss against epoch" });
   const heatmap = el("canvas", { class: "mt-pg-heatmap", width: GRID, height: GRID });
   const pointsCanvas = el("canvas", { class: "mt-pg-points", width: 300, height: 300 });
   const heatmapTitle = el("div", { class: "mt-pg-heatmap-title" });
@@ -395,15 +435,28 @@ function render({ model, el: host }) {
   ]));
 
   // ----- the network drawing ----------------------------------------------------------
-  // Geometry: column k (0 = inputs) at x = 80 + k * step; neuron i at y = i * ROW.
+  // Geometry: column k (0 = inputs) at x = LEFT + k * step; neuron i at y = i * ROW. The
+  // step spreads the columns over the width of the network column, measured when the
+  // network is laid out: the input labels need LEFT pixels on the left, the last
+  // column's labels RIGHT pixels on the right of its x. The layout is redone whenever
+  // the column's width changes (a ResizeObserver below: the notebook got narrower, the
+  // file browser opened), so neurons never spill over the output column.
 
+  const LEFT = 80;
+  const RIGHT = 62;
+  const MIN_STEP = 70; // narrower than this, the network scrolls sideways
+  const MAX_STEP = 130;
   let nodes = {}; // key "layer:neuron" -> {canvas, element}; inputs are "in:name"
   let links = []; // {path, hit, layer, neuron, source}
   let biases = []; // {element, layer, neuron}
 
+  function layoutWidth() {
+    return Math.floor(networkColumn.clientWidth);
+  }
+
   function columnX(layer, layers) {
-    const width = Math.max(420, networkColumn.clientWidth || 560);
-    return 80 + layer * Math.min(130, (width - 130) / Math.max(1, layers));
+    const step = (state.layoutWidth - LEFT - RIGHT) / Math.max(1, layers);
+    return LEFT + layer * Math.max(MIN_STEP, Math.min(MAX_STEP, step));
   }
 
   function nodeCentre(layer, index, layers) {
@@ -422,6 +475,9 @@ function render({ model, el: host }) {
     const tallest = Math.max(features.length, ...sizes);
     const height = tallest * ROW + 24;
     canvasArea.style.height = `${height}px`;
+    const width = `${Math.ceil(columnX(layers, layers) + RIGHT)}px`; // what the scroller scrolls
+    canvasArea.style.width = width;
+    layerBoxes.style.width = width;
     const linkLayer = svgEl("svg", { class: "mt-pg-links", width: columnX(layers, layers) + NODE + 10, height });
     canvasArea.append(linkLayer);
     // links: layer k connects column k (sources) to column k + 1
@@ -693,7 +749,7 @@ function render({ model, el: host }) {
     speedValue.textContent = s.epochs_per_second === null ? "\u2014" : s.epochs_per_second.toFixed(1);
     stepTime.textContent = `${s.epoch_ms.toFixed(1)} ms/epoch`;
     message.textContent = s.message || "";
-    drawCurve(chart, s.curve);
+    drawLossChart(chart, s.curve);
     setIfIdle(shareInput, s.config_string);
     snapshot.max = String(Math.max(0, s.snapshots.length - 1));
     const shown = s.snapshots.indexOf(s.epoch);
@@ -714,7 +770,8 @@ function render({ model, el: host }) {
   function onNet() {
     const net = model.get("net");
     if (!net || !net.sizes) return;
-    const key = JSON.stringify([net.sizes, net.features]);
+    state.layoutWidth = layoutWidth();
+    const key = JSON.stringify([net.sizes, net.features, state.layoutWidth]);
     if (key !== state.netKey) {
       state.netKey = key;
       buildNetwork(net);
@@ -759,10 +816,16 @@ function render({ model, el: host }) {
     frameRequested ??= requestAnimationFrame(drawStale);
   }]));
   for (const [event, handler] of Object.entries(handlers)) model.on(event, handler);
+  // Lay the network out again whenever its column changes width (onNet compares it).
+  const resized = new ResizeObserver(() => {
+    if (layoutWidth() !== state.layoutWidth) handlers["change:net"]();
+  });
+  resized.observe(networkColumn);
   for (const name of Object.keys(drawers)) stale.add(name);
   drawStale();
   return () => {
     for (const [event, handler] of Object.entries(handlers)) model.off(event, handler);
+    resized.disconnect();
     if (frameRequested !== null) cancelAnimationFrame(frameRequested);
   };
 }
