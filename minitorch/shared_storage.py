@@ -78,9 +78,10 @@ if "--multiprocessing-fork" in sys.orig_argv and "MINITORCH_PROGRAM" in os.envir
 else:
     PROGRAM = os.environ["MINITORCH_PROGRAM"] = str(os.getpid())
 
-# Whether this process registers the names it makes with the program's resource tracker:
-# the main process starts the tracker on its first segment (``_register``), a spawned child
-# is always handed the tracker, a forked child inherits this variable.
+# Whether this process shares the program's resource tracker, and so registers the names
+# it makes: the main process starts the tracker on its first segment or before its first
+# fork (``_start_tracker``), a spawned child is always handed it, a forked child inherits
+# this variable.
 _tracked = "--multiprocessing-fork" in sys.orig_argv
 _TRACKABLE = SEGMENT_DIR == "/dev/shm"  # the tracker removes names of POSIX shm_open
 
@@ -141,15 +142,18 @@ class Segment:
 def _register(name: str, fd: int) -> None:
     """Register a new name with the program's resource tracker, and mark it so in the
     header for whichever process removes it."""
-    global _tracked
-    if not _TRACKABLE:
-        return
-    if PROGRAM == str(os.getpid()) and not _tracked:
-        resource_tracker.ensure_running()
-        _tracked = True
+    _start_tracker()
     if _tracked:
         resource_tracker.register("/" + name, "shared_memory")  # as shm_open names it
         os.pwrite(fd, (1).to_bytes(8, sys.byteorder, signed=True), 8)
+
+
+def _start_tracker() -> None:
+    """In the main process: start the program's resource tracker, if not yet running."""
+    global _tracked
+    if _TRACKABLE and PROGRAM == str(os.getpid()) and not _tracked:
+        resource_tracker.ensure_running()
+        _tracked = True
 
 
 def _remove(name: str, fd: int) -> None:
@@ -320,4 +324,4 @@ class _ExitHook:
 _exit_hook = _ExitHook()
 _exit_hook.register()
 util.register_after_fork(_exit_hook, _ExitHook.register)  # a child starts with none
-os.register_at_fork(after_in_child=_after_fork_in_child)
+os.register_at_fork(before=_start_tracker, after_in_child=_after_fork_in_child)

@@ -293,6 +293,7 @@ def test_no_segment_outlives_a_program_whose_children_are_killed(tmp_path):
     pids = [int(line) for line in done.stdout.split()]
     assert len(pids) == 4
     assert segments(*pids) == set()
+    assert "resource_tracker" not in done.stderr  # nothing it had to clean, or warn about
 
 
 def test_a_killed_main_process_leaves_nothing_either(tmp_path):
