@@ -12,6 +12,7 @@ import contextlib
 import gc
 import json
 import os
+import pickle
 import threading
 
 import numpy as np
@@ -241,6 +242,14 @@ def test_a_forked_child_cannot_use_the_parents_streams(emulator):
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_streams_and_events_stay_in_their_process(emulator):
+    for thing in (minitorch.cuda.Stream(), minitorch.cuda.Event()):
+        with pytest.raises(TypeError, match="cannot pickle a CUDA"):
+            pickle.dumps(thing)
+    with pytest.raises(NotImplementedError, match="interprocess"):
+        minitorch.cuda.Event(interprocess=True)
 
 
 def test_work_keeps_its_operands_alive(emulator):

@@ -163,6 +163,12 @@ def _check_device(device: Any) -> None:
         raise ValueError(f"Expected a cuda device, but got: {found}")
 
 
+_NOT_SENT = (
+    "cannot pickle a CUDA {what}: it belongs to the device queues of the process that made it, "
+    "and would be freed (meaningless) in another process; synchronize first, then send tensors"
+)
+
+
 class Stream:
     """``torch.cuda.Stream``: a queue of device work that runs in order (see the module
     docstring). ``priority`` is accepted (lower is more urgent on a GPU); the emulator
@@ -216,6 +222,9 @@ class Stream:
         event.record(self)
         return event
 
+    def __reduce__(self) -> Any:
+        raise TypeError(_NOT_SENT.format(what="stream"))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Stream) and other._queue is self._queue
 
@@ -235,6 +244,11 @@ class Event:
 
     def __init__(self, enable_timing: bool = False, blocking: bool = False,
                  interprocess: bool = False) -> None:  # fmt: skip
+        if interprocess:
+            raise NotImplementedError(
+                "minitorch has no interprocess CUDA events: synchronize in the process that "
+                "launched the work, then send the tensors"
+            )
         self.enable_timing = enable_timing
         self._marker: Any = None  # made on the first record(), as PyTorch does
 
@@ -279,6 +293,9 @@ class Event:
         if isinstance(self._marker, Marker):
             return (end_event._marker.work.end - self._marker.work.end) * 1e3
         return float(runtime().cupy.cuda.get_elapsed_time(self._marker, end_event._marker))
+
+    def __reduce__(self) -> Any:
+        raise TypeError(_NOT_SENT.format(what="event"))
 
     def __repr__(self) -> str:
         state = "not recorded" if self._marker is None else ("done" if self.query() else "pending")
