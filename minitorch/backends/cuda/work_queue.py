@@ -67,6 +67,17 @@ def raise_pending_error() -> None:
     raise error
 
 
+def _forget_the_parents_errors() -> None:
+    """In a forked child: the parent's kernel errors are not the child's, and a lock that
+    another thread held at the fork would stay locked forever."""
+    global _errors_lock
+    _errors_lock = threading.Lock()
+    _errors.clear()
+
+
+os.register_at_fork(after_in_child=_forget_the_parents_errors)
+
+
 def _check_process(pid: int) -> None:
     if os.getpid() != pid:
         raise RuntimeError(
