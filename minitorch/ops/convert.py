@@ -59,7 +59,8 @@ class ToCopy(Function):
 def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` or
     keywords ``dtype=``/``device=``. ``non_blocking=True`` queues a copy to a CUDA device
-    on the current stream and returns at once (a copy to the host always waits)."""
+    on the current stream and returns at once, so, as in PyTorch, the source must not be
+    changed until that stream has made the copy (a copy to the host always waits)."""
     dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
     non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)

@@ -122,13 +122,14 @@ def synchronize_all() -> None:
 def launch(function: Any, grid: tuple, block: tuple, args: tuple, shared_mem: int) -> None:
     """Put a kernel launch on this thread's current stream and return at once."""
     queue = current_queue()
-    if queue.emulated != runtime().emulated:
-        made, now = ("emulator", "GPU") if queue.emulated else ("GPU", "emulator")
+    emulated = isinstance(queue, WorkQueue)  # (else a cupy.cuda.Stream)
+    if emulated != runtime().emulated:
+        made, now = ("emulator", "GPU") if emulated else ("GPU", "emulator")
         raise RuntimeError(
             f'this stream was made for the {made}, but device "cuda" now runs on the {now}: '
             "make a new minitorch.cuda.Stream()"
         )
-    if queue.emulated:
+    if emulated:
         queue.submit(function.name, function.prepare(grid, block, args, shared_mem))
     else:
         with queue:  # a cupy.RawKernel launches on CuPy's current stream

@@ -93,8 +93,6 @@ class WorkQueue:
     The worker sleeps while the queue is empty and ends when the stream is garbage
     collected (it holds the queue's items, never the stream itself)."""
 
-    emulated = True
-
     def __init__(self, name: str, priority: int = 0) -> None:
         self.name = name
         self.priority = priority  # accepted, as PyTorch does; the emulator has one priority
