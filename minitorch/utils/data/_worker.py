@@ -17,8 +17,12 @@ each worker::
 
 The worker pickles each batch itself (with multiprocessing's ``ForkingPickler``, exactly
 as the queue would) so that a batch that cannot be pickled comes back as an error instead
-of vanishing in the queue's feeder thread. Waiting with a timeout is what lets a worker
-notice that its parent died (``ParentWatchdog``): a worker never outlives the program.
+of vanishing in the queue's feeder thread. Pickling moves each tensor of the batch into
+shared memory (``minitorch.multiprocessing``): the message carries only the segment's
+name and the tensor's layout, and the main process maps the same memory.
+
+Waiting with a timeout is what lets a worker notice that its parent died
+(``ParentWatchdog``): a worker never outlives the program.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import creation
+from minitorch import creation, shared_storage
+from minitorch.multiprocessing.reductions import init_reductions
 from minitorch.utils.data.dataset import Dataset
 from minitorch.utils.data.fetch import FetchOptions, make_fetcher
 
@@ -160,7 +165,9 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
                 num_workers: int) -> None:  # fmt: skip
     """The body of worker process ``worker_id`` (see the module docstring)."""
     global _worker_info
+    watchdog = ParentWatchdog()
     try:
+        init_reductions()  # the tensors of a batch travel as shared-memory segments
         seed = seed_worker(base_seed, worker_id)
         compute_on_one_thread()
         _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
@@ -172,7 +179,6 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
         except Exception:  # reported in answer to every task: the main process raises it
             setup_error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
         stream_ended = False
-        watchdog = ParentWatchdog()
         while watchdog.parent_alive():
             try:
                 message = index_queue.get(timeout=POLL_INTERVAL)
@@ -197,7 +203,11 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
             del reply, message, task  # free the batch now, not at the next task
     except KeyboardInterrupt:
         pass  # Ctrl-C reaches every process of the terminal; the main process raises it
-    # Nobody reads our unsent batches any more (the main process is shutting down or is
-    # gone): leave at once instead of waiting to flush them into a full pipe.
-    result_queue.cancel_join_thread()
+    # At exit the queue's feeder thread writes out what is left: the main process reads
+    # it while shutting down, releasing those batches' shared memory. An orphan leaves
+    # without writing into a pipe nobody reads, and removes the segments of the batches
+    # its dead parent never received (nobody else would).
+    if not watchdog.parent_alive():
+        result_queue.cancel_join_thread()
+        shared_storage.sweep(in_flight_too=True)
     result_queue.close()

@@ -10,6 +10,11 @@ handed to the workers in turn (task ``k`` to worker ``k % N`` while all are busy
 loop takes, so the workers stay ahead of the training loop by that many batches and no
 further.
 
+**Batches.** A worker sends each batch pickled by ``ForkingPickler``, which puts the
+batch's tensors into shared memory and sends only their segments' names and layouts
+(``minitorch.multiprocessing``): the main process maps the worker's memory, no values
+pass through the pipe.
+
 **Order.** Workers finish in any order; a batch that arrives early waits in the *reorder
 buffer* (a dict from task number to batch) until every earlier one has been yielded, so
 the batches come out exactly as ``num_workers=0`` gives them (``in_order=False`` yields
@@ -21,13 +26,15 @@ process checks that every worker is alive, so a worker killed by a signal gives 
 worker arrives as an ``ExceptionWrapper`` and is raised here with the worker's traceback.
 
 **Shutdown.** At the end of the epoch (unless ``persistent_workers``), on ``break`` and
-``del`` of the iterator, on an exception (Ctrl-C included) and when the program exits, a
+``del`` of the iterator, on Ctrl-C, a timeout or a dead worker, and when the program exits, a
 ``weakref.finalize`` tells every worker to stop, waits briefly, and terminates any worker
-still running: no orphan processes.
+still running: no orphan processes. Batches still on their way are read and dropped, so
+their shared memory is freed too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import multiprocessing
 import pickle
@@ -38,6 +45,8 @@ import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from minitorch import shared_storage
+from minitorch.multiprocessing.reductions import init_reductions
 from minitorch.utils.data._worker import (
     POLL_INTERVAL,
     ExceptionWrapper,
@@ -55,20 +64,38 @@ _NO_MORE_TASKS = object()  # (a task itself may be None: one sample of a stream)
 JOIN_TIMEOUT = 2.0
 
 
+def release(reply: Any) -> None:
+    """Unpickle and drop a batch nobody will use, so that its tensors' shared memory is
+    freed (a message in flight keeps its segment alive until it is received)."""
+    if isinstance(reply, bytes):
+        with contextlib.suppress(Exception):
+            pickle.loads(reply)
+
+
+def drain(result_queue: Any, wait: float) -> None:
+    """Release every reply waiting in the result queue (waiting ``wait`` for the first)."""
+    with contextlib.suppress(queue.Empty, OSError, EOFError):
+        while True:
+            _, reply = result_queue.get(timeout=wait)
+            release(reply)
+
+
 def _shut_down(workers: list, index_queues: list, result_queue: Any, done_event: Any) -> None:
-    """Stop every worker: set ``done_event`` (unanswered tasks are dropped), send each the
-    message ``None``, wait up to ``JOIN_TIMEOUT`` seconds, then terminate the stragglers."""
+    """Stop every worker: set ``done_event`` (unanswered tasks are dropped) and send each
+    the message ``None``; while they leave, read and release what they still send; after
+    ``JOIN_TIMEOUT`` seconds terminate any worker still running."""
     done_event.set()
     for worker, index_queue in zip(workers, index_queues):
         if worker.is_alive():
             index_queue.put(None)
     deadline = time.monotonic() + JOIN_TIMEOUT
-    for worker in workers:
-        worker.join(timeout=max(0.0, deadline - time.monotonic()))
+    while any(worker.is_alive() for worker in workers) and time.monotonic() < deadline:
+        drain(result_queue, wait=0.02)
     for worker in workers:
         if worker.is_alive():
             worker.terminate()
-            worker.join(timeout=JOIN_TIMEOUT)
+        worker.join(timeout=JOIN_TIMEOUT)
+    drain(result_queue, wait=0.0)
     for index_queue in index_queues:
         index_queue.cancel_join_thread()
         index_queue.close()
@@ -94,6 +121,7 @@ class MultiProcessingDataLoaderIter:
         self.timeout, self.in_order = loader.timeout, loader.in_order
         self.persistent = loader.persistent_workers
         context = loader.multiprocessing_context or multiprocessing.get_context()
+        init_reductions()  # tensors sent by multiprocessing go through shared memory
         # minitorch.manual_seed(s) before the loop makes every worker's numbers repeat.
         base_seed = loader._base_seed()
         self.result_queue = context.Queue()
@@ -135,8 +163,9 @@ class MultiProcessingDataLoaderIter:
                 index_queue.put(ResumeIteration())
             acknowledged = 0
             while acknowledged < self.num_workers:
-                task_id, _ = self._receive()
+                task_id, reply = self._receive()
                 acknowledged += isinstance(task_id, ResumeIteration)
+                release(reply)  # a batch of the last epoch, after a break
         self.tasks = tasks
         self.sent = 0  # tasks sent this epoch; the next one gets this number
         self.worker_of: dict[int, int] = {}  # task number -> its worker, while outstanding
@@ -173,6 +202,7 @@ class MultiProcessingDataLoaderIter:
             dead = [worker for worker in self.workers if not worker.is_alive()]
             if dead:
                 self._shutdown()
+                shared_storage.sweep()  # segments only the dead worker held
                 raise RuntimeError(" ".join(_worker_died(worker) for worker in dead).rstrip())
             if deadline is not None and time.monotonic() >= deadline:
                 self._shutdown()
@@ -198,10 +228,11 @@ class MultiProcessingDataLoaderIter:
             task_id, reply = self._receive()
             if isinstance(reply, StreamEnd):
                 self._forget_tasks_of(reply.worker_id)
-            elif task_id == first or not self.in_order:
-                return self._deliver(task_id, reply)
-            else:
-                self.reorder_buffer[task_id] = reply
+                continue
+            batch = reply if isinstance(reply, ExceptionWrapper) else pickle.loads(reply)
+            if task_id == first or not self.in_order:
+                return self._deliver(task_id, batch)
+            self.reorder_buffer[task_id] = batch
         if not self.persistent:
             self._shutdown()
         raise StopIteration
@@ -216,10 +247,10 @@ class MultiProcessingDataLoaderIter:
             del self.worker_of[task_id]
         self._send_tasks()
 
-    def _deliver(self, task_id: int, reply: Any) -> Any:
-        """Unpickle a reply (or raise the worker's exception); its slot gets a new task."""
+    def _deliver(self, task_id: int, batch: Any) -> Any:
+        """Return a batch (or raise the worker's exception); its slot gets a new task."""
         del self.worker_of[task_id]
         self._send_tasks()
-        if isinstance(reply, ExceptionWrapper):
-            reply.reraise()
-        return pickle.loads(reply)
+        if isinstance(batch, ExceptionWrapper):
+            batch.reraise()
+        return batch
