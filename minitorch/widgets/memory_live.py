@@ -1,0 +1,174 @@
+"""How the memory viewer keeps up with the allocator: live, and frame by frame.
+
+**Live** (``Follower``). A notebook cell runs in the kernel's main thread, and the
+widget must redraw *while* it runs, so a second thread watches: ten times a second it
+reads two counters (allocated and reserved bytes, cheap) and, only when they changed,
+looks at the allocator again and sends the new picture (ipywidgets may be updated from
+any thread). Nothing is added to the cost of an op. After each cell it looks once more,
+for what no counter shows: a new name, a new view of an old storage.
+
+**Recorded** (``Recorder``). ``with mem.record():`` must see *every* allocation and free,
+in order, which no timer can. Python calls a *profile function* (``sys.setprofile``) at
+every function call and return of the thread; ours waits for the allocator's
+``allocate`` or ``release`` to return, and makes a frame when the allocated bytes
+changed. It slows the block down a little (one cheap Python call per function call), so
+it is on only inside the block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+from minitorch import cuda, dispatch
+from minitorch import memory as cpu_memory
+
+SECONDS_BETWEEN_CHECKS = 0.1  # live: at most ten looks a second
+MAX_FRAMES = 2000  # record mode keeps at most this many frames
+ALLOCATOR_ENTRIES = frozenset({"allocate", "release"})  # the functions whose return may change memory
+
+
+def memory_api(device: str) -> Any:
+    """Where ``device``'s allocator functions are: ``minitorch.memory`` for the CPU,
+    ``minitorch.cuda`` for the GPU or its emulator (as in PyTorch's ``torch.cuda``)."""
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"the memory viewer shows device 'cpu' or 'cuda', not {device!r}")
+    return cpu_memory if device == "cpu" else cuda
+
+
+def byte_counts(device: str) -> dict[str, int]:
+    """Allocated and reserved bytes now, and the peak of allocated bytes."""
+    api = memory_api(device)
+    return {"allocated": api.memory_allocated(), "reserved": api.memory_reserved(),
+            "peak": api.max_memory_allocated()}  # fmt: skip
+
+
+def counters(device: str) -> tuple[int, int]:
+    """What the live thread compares: allocated and reserved bytes."""
+    api = memory_api(device)
+    return api.memory_allocated(), api.memory_reserved()
+
+
+class Follower:
+    """The thread that redraws a memory viewer when the allocator changes."""
+
+    def __init__(self, widget: Any) -> None:
+        self.widget = weakref.ref(widget)  # a closed, forgotten widget ends the thread
+        self.device = widget.device
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="minitorch memory viewer", daemon=True)
+        self.ipython = _ipython()
+
+    def start(self) -> None:
+        self.thread.start()
+        if self.ipython is not None:
+            self.ipython.events.register("post_run_cell", self.after_cell)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.ipython is not None:
+            with contextlib.suppress(ValueError):  # (already unregistered)
+                self.ipython.events.unregister("post_run_cell", self.after_cell)
+
+    def run(self) -> None:
+        seen = counters(self.device)
+        while not self.stopped.wait(SECONDS_BETWEEN_CHECKS):
+            now = counters(self.device)
+            widget = self.widget()
+            if widget is None:
+                return
+            if now != seen and widget.look_if_free():
+                seen = now
+            del widget
+
+    def after_cell(self, *_result: Any) -> None:
+        widget = self.widget()
+        if widget is not None:
+            widget.refresh(everything=False)
+
+
+class Recorder:
+    """Makes a frame (``widget.look()``) at each allocation and free of this thread."""
+
+    def __init__(self, widget: Any, frames: list[dict]) -> None:
+        self.widget = widget
+        self.frames = frames
+        self.allocated = memory_api(widget.device).memory_allocated()
+        self.phase = ""  # the last phase an op named (frees happen between ops too)
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[None]:
+        """Make frames while the block runs (the profile function is this thread's)."""
+        previous = sys.getprofile()
+        sys.setprofile(self.on_event)
+        try:
+            yield
+        finally:
+            sys.setprofile(previous)
+
+    def on_event(self, frame: Any, event: str, _arg: Any) -> None:
+        """Python's profile call: ``frame`` is the function calling or returning. On the
+        return of an allocator's ``allocate`` or ``release`` (its ``self``), compare the
+        allocated bytes. ``release`` runs when a storage dies, which can happen *inside*
+        the allocator (the garbage collector runs in the middle of an allocation): then
+        this thread holds the allocator's lock, reading the counters would wait for it
+        forever, and the next event counts this free instead."""
+        if event != "return" or frame.f_code.co_name not in ALLOCATOR_ENTRIES:
+            return
+        allocator = frame.f_locals.get("self")
+        if type(allocator).__name__ != "CachingAllocator" or allocator.device != self.widget.device:
+            return
+        if not allocator.lock.acquire(blocking=False):
+            return
+        allocator.lock.release()
+        now = memory_api(self.widget.device).memory_allocated()
+        if now != self.allocated:
+            self.frame(now - self.allocated)
+            self.allocated = now
+
+    def frame(self, change: int | None = None) -> None:
+        """Add a frame: ``change`` bytes were allocated (> 0) or freed (< 0); ``None``
+        for the frame at the end of the block."""
+        if len(self.frames) >= MAX_FRAMES:
+            self.frames[-1]["event"] = f"recording stopped after {MAX_FRAMES} frames"
+            return
+        stack = dispatch.thread_state.op_stack
+        op, self.phase = stack[-1] if stack else ("", self.phase)
+        if change is None:
+            event = "end of the block"
+        else:
+            what = f"+{bytes_text(change)} allocated" if change > 0 else f"-{bytes_text(-change)} freed"
+            event = what + (f" in {op} ({self.phase})" if op else f" ({self.phase})" if self.phase else "")
+        self.frames.append(self.widget.look(event=event, phase=self.phase, everything=False))
+        name_unheld(self.frames[-2], self.frames[-1])
+
+
+def name_unheld(earlier: dict, later: dict) -> None:
+    """A tensor is made just *after* its block is allocated, so the frame of the
+    allocation finds no holder yet: give it the holders the next frame found for the
+    same block (allocated in both frames: the same allocation, since every free makes a
+    frame)."""
+    holders = {b["address"]: b["holders"] for s in later["segments"] for b in s["blocks"] if b["allocated"]}
+    for segment in earlier["segments"]:
+        for block in segment["blocks"]:
+            if block["allocated"] and not block["holders"]:
+                block["holders"] = holders.get(block["address"], [])
+
+
+def bytes_text(count: int) -> str:
+    """``1536`` -> ``1.50 KiB`` (as ``bytesText`` in ``widgets/memory.js``)."""
+    value, unit = float(count), 0
+    units = ["B", "KiB", "MiB", "GiB"]
+    while abs(value) >= 1024 and unit < len(units) - 1:
+        value, unit = value / 1024, unit + 1
+    return f"{count} B" if unit == 0 else f"{value:.2f} {units[unit]}"
+
+
+def _ipython() -> Any:
+    """The running IPython shell (to hear when a cell ends), or None outside one."""
+    shell = sys.modules.get("IPython")
+    return shell.get_ipython() if shell is not None else None
