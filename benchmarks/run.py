@@ -9,7 +9,8 @@ Run from the repository root (a few minutes on 2 cores)::
     python -m benchmarks.run --loaded        # beside a busy process on core 1
     python -m benchmarks.run --both          # quiet and loaded columns in one table
 
-Prints one table and writes it as JSON to ``benchmarks/results/``. Each workload is timed
+Prints one table and writes it as JSON to ``benchmarks/results/``, with a bar chart of the
+ratios beside it (the same name, ``.png``: ``chart.py``). Each workload is timed
 for every implementation in the same run; a ratio is *minitorch's speed / the peer's
 speed* (``peer time / minitorch time``): 1.0 means as fast, 0.5 means twice as slow.
 Each target is checked in every condition measured (ok / MISSED); ``*`` marks those of
@@ -37,6 +38,7 @@ if str(ROOT) not in sys.path:  # allow `python benchmarks/run.py` without instal
     sys.path.insert(0, str(ROOT))
 
 import minitorch  # noqa: E402
+from benchmarks.chart import write_ratio_chart  # noqa: E402
 from benchmarks.parallel import competing_process  # noqa: E402
 from benchmarks.workloads import WORKLOADS, Workload  # noqa: E402
 
@@ -304,6 +306,11 @@ def main() -> None:
         )
     )
     print(f"wrote {path.relative_to(ROOT)}")
+    try:
+        chart = write_ratio_chart(json.loads(path.read_text()), path.with_suffix(".png"))
+        print(f"wrote {chart.relative_to(ROOT)} (the ratios as a bar chart)")
+    except ImportError:
+        print('no bar chart: matplotlib is missing (pip install -e ".[dev]")')
 
 
 if __name__ == "__main__":
