@@ -200,7 +200,7 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
             else:
                 reply, stream_ended = _answer(fetcher, task, worker_id)
             result_queue.put((task_id, reply))
-            del reply, message, task  # free the batch now, not at the next task
+            del reply, message, task  # drop the pickled batch now, not at the next task
     except KeyboardInterrupt:
         pass  # Ctrl-C reaches every process of the terminal; the main process raises it
     # At exit the queue's feeder thread writes out what is left: the main process reads

@@ -117,7 +117,7 @@ class MultiProcessingDataLoaderIter:
 
     def __init__(self, loader: DataLoader) -> None:
         self.num_workers = loader.num_workers
-        self.prefetch_factor = loader.prefetch_factor or 2
+        self.prefetch_factor = loader.prefetch_factor
         self.timeout, self.in_order = loader.timeout, loader.in_order
         self.persistent = loader.persistent_workers
         context = loader.multiprocessing_context or multiprocessing.get_context()
