@@ -18,10 +18,11 @@ and a process may die at any moment (SIGKILL runs no cleanup code). The answer h
 a reference count across processes that the kernel keeps for us:
 
 * every process that maps a segment holds a *shared lock* on its byte 1
-  (``fcntl.lockf``), and the kernel drops a process's locks when it exits, however;
+  (``fcntl.lockf``), and the kernel drops a process's locks when it exits, however it
+  exits;
 * a message naming the segment that is pickled but not yet unpickled is counted in the
-  header (``pin`` when sent, ``unpin`` once the receiver holds its own lock), so a sender
-  may drop its tensor the moment it has sent it;
+  header (up in ``handle`` when sent, down in ``attach`` once the receiver holds its own
+  lock), so a sender may drop its tensor the moment it has sent it;
 * when a process's last storage on a segment dies, or the process exits, it drops its
   lock and, if no message is in flight and no other process holds a lock (an exclusive
   lock can be taken), removes the name. The kernel frees the pages with the last mapping.
@@ -276,7 +277,8 @@ def sweep(in_flight_too: bool = False) -> None:
     with _lock:
         for name in os.listdir(SEGMENT_DIR):
             program, creator, *_ = name[len(PREFIX) :].split("_") + ["", ""]
-            if not name.startswith(PREFIX) or program != PROGRAM or name in _segments:
+            mine = name.startswith(PREFIX) and program == PROGRAM and creator.isdigit()
+            if not mine or name in _segments:
                 continue
             if creator == str(os.getpid()) or not _is_running(int(creator)):
                 _unlink_if_unused(name, ignore_in_flight=in_flight_too)
