@@ -215,3 +215,17 @@ def test_block_widths_are_proportional_with_a_minimum() -> None:
     assert widths[:2] == [14, 14] and widths[2] == pytest.approx(2 * widths[3])
     assert sum(widths) == pytest.approx(600)
     assert block_widths([1, 1, 1], 20, 14) == [14, 14, 14]  # too many to fit: the strip grows
+
+
+def test_the_cuda_emulators_allocator_too() -> None:
+    from minitorch.backends import cuda, cuda_emulator
+
+    if not cuda_emulator.is_available():
+        pytest.skip(cuda_emulator.unavailable_reason())
+    with cuda.emulated():
+        cell = notebook("x = minitorch.ones(100, device='cuda') * 2\nv = x[3:]\nmem = widgets.memory('cuda')\n")
+        state = cell["mem"].state
+        assert state["device"] == "cuda" and state["allocated"] == minitorch.cuda.memory_allocated()
+        assert labels(state, cell["x"]) == ["x", "v (view of x)"]
+    with pytest.raises(ValueError, match="device 'cpu' or 'cuda', not 'mps'"):
+        notebook("widgets.memory('mps')")
