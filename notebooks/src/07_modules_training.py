@@ -274,6 +274,16 @@ pg
 # neurons, a layer, or the features `sin x1`, `sin x2` in the widget, and press play.
 
 # %% [markdown]
+# A list of numbers is for reading; a curve is for looking. `pg.history.plot()` draws the
+# history with matplotlib: the training and test loss against the epoch, and (dashed, on
+# the right-hand axis) the accuracies. `Trainer.history`, the headless trainer's, is the
+# same kind of list and plots the same way.
+
+# %%
+pg.step(epochs=80)
+pg.history.plot();
+
+# %% [markdown]
 # ## Your PyTorch code runs here
 #
 # Everything in this chapter has PyTorch's names, so PyTorch's own tutorials run with
