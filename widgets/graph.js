@@ -110,8 +110,8 @@ function render({ model, el: host }) {
 
   let drawn = null;
   let firstDraw = true;
-  // Far out (a big graph fitted to the canvas) the labels are unreadable anyway; not
-  // drawing them keeps a 1,000-node graph quick to paint.
+  // Far out (a big graph zoomed out with the wheel) the labels are unreadable anyway;
+  // not drawing them keeps a 1,000-node graph quick to paint.
   const view = panZoom(svg, group, (t) => {
     root.dataset.zoom = t.k.toFixed(3);
     root.classList.toggle("mt-far", t.k < 0.35);

@@ -269,6 +269,11 @@ def test_viewer_backward_works_after_the_notebooks_and_leaves_grad_alone(lab) ->
     expect(widget.locator(".mt-error")).to_be_hidden()
     widget.locator(".mt-node.mt-kind-param", has_text="t").click()
     expect(widget.locator(".mt-details")).to_contain_text("the viewer's backward")
+    html_sizes = widget.evaluate("""root => [...root.querySelectorAll('*')]
+      .filter(e => !e.closest('svg') && [...e.childNodes].some(c => c.nodeType === 3 && c.textContent.trim()))
+      .map(e => [e.textContent.slice(0, 30), parseFloat(getComputedStyle(e).fontSize)])""")
+    smallest = min(html_sizes, key=lambda entry: entry[1])
+    assert smallest[1] >= 11, f"{smallest[0]!r} is {smallest[1]} px"  # the details, controls, steps
     show_step(widget, 2)  # MulBackward0 sends to ExpBackward0 twice, once per input
     panel = widget.locator(".mt-step-panel")
     expect(panel).to_contain_text("ExpBackward0 as input 0")
