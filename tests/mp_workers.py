@@ -67,3 +67,7 @@ def batches_then_end(inbox, outbox, ending: str) -> None:
     if ending == "sigkill":
         outbox.put(("ready", os.getpid(), len(kept)))
         time.sleep(600)
+
+
+def fill_seven(t: minitorch.Tensor) -> None:
+    t.fill_(7.0)

@@ -25,6 +25,11 @@ segment's name and the tensor's layout are sent (``reductions.py``)::
         p.join()
         print(t)                   # ...seen by the parent: tensor([1., 1., 1.])
 
+One trap, as in PyTorch: with ``fork``, the arguments of a ``Process`` are not sent at
+all; the child starts with a copy-on-write copy of the parent's memory, so its writes to
+a tensor argument stay its own unless the tensor was ``share_memory_()``'d before the
+fork (or is sent through a queue, as above).
+
 A producer (a DataLoader worker, say) can put each batch and forget it: a message in
 flight keeps its segment alive until it is received, and the segment's name is removed
 from ``/dev/shm`` once no process holds it (``shared_storage`` says how, even when a
