@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch.backends import cuda_emulator as _emulator
+from minitorch.backends.allocator import OutOfMemoryError, system_memory
 from minitorch.backends.cuda import device as _device
 from minitorch.backends.cuda import streams as _streams
 from minitorch.backends.cuda.streams import Event, Stream, current_stream, default_stream
@@ -34,7 +35,9 @@ __all__ = [
     "EmulatorError", "Event", "Stream", "current_stream", "default_stream",
     "set_stream", "stream", "device_count", "get_device_name", "is_available", "is_emulated",
     "memory_allocated", "memory_stats", "set_thread_order", "synchronize", "thread_order",
-    "unavailable_reason", "use_emulator",
+    "unavailable_reason", "use_emulator", "OutOfMemoryError", "empty_cache",
+    "max_memory_allocated", "max_memory_reserved", "memory_reserved", "memory_snapshot",
+    "memory_summary", "reset_peak_memory_stats", "set_per_process_memory_fraction",
 ]  # fmt: skip
 
 
@@ -99,16 +102,83 @@ def set_stream(stream: Stream) -> None:
     _streams.set_current(stream)
 
 
-def memory_stats(device: Any = None) -> dict[str, Any]:
-    """Device memory in use: CuPy's memory pool on a GPU (``allocated_bytes``,
-    ``reserved_bytes``); on the emulator, the host memory its "device" arrays hold
-    (``allocated_bytes``, ``peak_allocated_bytes``, ``allocations``)."""
-    return _device.memory_stats()
+# Memory: the caching allocator of minitorch/backends/allocator.py (on the emulator) or
+# CuPy's memory pool (on a GPU), with torch.cuda's functions. ``minitorch.memory`` has
+# the same for the CPU.
+
+
+def _allocator() -> Any:
+    return _device.runtime().allocator
+
+
+def memory_stats(device: Any = None) -> dict[str, int]:
+    """The allocator's counters under PyTorch's names (``"allocated_bytes.all.current"``,
+    ``"reserved_bytes.large_pool.peak"``, ``"num_alloc_retries"``...; the list is in
+    ``CachingAllocator.stats``). On a GPU, CuPy's pool gives the current bytes only.
+    Empty while device "cuda" cannot run (PyTorch's answer before CUDA starts)."""
+    return _allocator().stats() if is_available() else {}
+
+
+def _stat(key: str) -> int:
+    stats = memory_stats()
+    if stats and key not in stats:
+        raise RuntimeError(f"CuPy's memory pool does not keep {key!r}")
+    return stats.get(key, 0)
 
 
 def memory_allocated(device: Any = None) -> int:
-    """Bytes of device memory held by tensors right now."""
-    return int(memory_stats()["allocated_bytes"])
+    """Bytes of device memory held by tensors now (each block rounded up to 512 B)."""
+    return _stat("allocated_bytes.all.current")
+
+
+def max_memory_allocated(device: Any = None) -> int:
+    """The most bytes tensors held at once since the start or ``reset_peak_memory_stats()``."""
+    return _stat("allocated_bytes.all.peak")
+
+
+def memory_reserved(device: Any = None) -> int:
+    """Bytes the allocator holds from the device: allocated blocks plus its cache."""
+    return _stat("reserved_bytes.all.current")
+
+
+def max_memory_reserved(device: Any = None) -> int:
+    """The most bytes reserved at once since the start or ``reset_peak_memory_stats()``."""
+    return _stat("reserved_bytes.all.peak")
+
+
+def memory_summary(device: Any = None) -> str:
+    """The statistics as a readable table."""
+    return _allocator().summary()
+
+
+def empty_cache() -> None:
+    """Give the cached free segments back to the device (tensors keep theirs)."""
+    if is_available():
+        _allocator().empty_cache()
+
+
+def reset_peak_memory_stats(device: Any = None) -> None:
+    """Start the peaks (``max_memory_allocated``...) again from the current values."""
+    _allocator().reset_peak_stats()
+
+
+def set_per_process_memory_fraction(fraction: float, device: Any = None) -> None:
+    """Let the allocator reserve at most ``fraction`` of the device's memory (on the
+    emulator: of the machine's); past it an allocation raises ``OutOfMemoryError``."""
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    if is_emulated():
+        total = system_memory()
+    else:
+        import cupy
+
+        total = cupy.cuda.runtime.memGetInfo()[1]
+    _allocator().set_limit(int(fraction * total))
+
+
+def memory_snapshot() -> list[dict[str, Any]]:
+    """The allocator's segments and blocks (the format is in ``minitorch.memory.snapshot``)."""
+    return _allocator().snapshot()
 
 
 def emulator_cache_dir() -> str:

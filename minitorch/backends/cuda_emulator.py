@@ -39,12 +39,13 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from minitorch.backends.allocator import emulator_allocator
 
 ORDERS = {"forward": 0, "reversed": 1, "shuffled": 2}
 COMPILE_FLAGS = [
@@ -173,25 +174,16 @@ class DeviceArray(np.ndarray):
 
 GUARD_BYTES = 64
 GUARD_VALUE = 0xA5
-_memory = {"allocated_bytes": 0, "peak_allocated_bytes": 0, "allocations": 0}
-
-
-def _release(nbytes: int) -> None:
-    _memory["allocated_bytes"] -= nbytes
+UINT8 = np.dtype(np.uint8)
 
 
 def empty(count: int, numpy_dtype: Any) -> DeviceArray:
-    """Uninitialised emulated device memory for ``count`` elements."""
+    """Uninitialised emulated device memory for ``count`` elements, from the emulator's
+    caching allocator (``minitorch/backends/allocator.py``), guard bytes included."""
     dtype = np.dtype(numpy_dtype)
     nbytes = count * dtype.itemsize
-    buffer = np.empty(-(-nbytes // 8) * 8 + GUARD_BYTES, dtype=np.uint8)
+    buffer = emulator_allocator.allocate(-(-nbytes // 8) * 8 + GUARD_BYTES, UINT8)
     buffer[nbytes:] = GUARD_VALUE
-    _memory["allocated_bytes"] += buffer.nbytes
-    _memory["allocations"] += 1
-    _memory["peak_allocated_bytes"] = max(
-        _memory["peak_allocated_bytes"], _memory["allocated_bytes"]
-    )
-    weakref.finalize(buffer, _release, buffer.nbytes)
     return buffer[:nbytes].view(dtype).view(DeviceArray)
 
 
@@ -219,11 +211,6 @@ def from_numpy(array: np.ndarray) -> DeviceArray:
 def to_numpy(storage: DeviceArray) -> np.ndarray:
     """Copy device memory back to an ordinary host array."""
     return np.array(storage, copy=True, subok=False)
-
-
-def memory_stats() -> dict[str, Any]:
-    """Bytes of emulated device memory alive now and at the peak (host memory really)."""
-    return {"backend": "emulator", **_memory}
 
 
 # --------------------------------------------------------------------------------------

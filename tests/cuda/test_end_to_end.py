@@ -184,7 +184,7 @@ def test_memory_stats_and_synchronize():
         gc.enable()
     mt.cuda.synchronize()
     del x
-    assert mt.cuda.memory_stats()["backend"] == "emulator"
+    assert "reserved_bytes.all.peak" in mt.cuda.memory_stats()  # the emulator's allocator
 
 
 @pytest.mark.slow

@@ -104,6 +104,5 @@ def test_synchronize_and_memory_stats():
     y = (x * 3).sum()
     mt.cuda.synchronize()
     assert y.item() == 3 * (1 << 20)
-    assert mt.cuda.memory_stats()["backend"] == "cupy"
-    assert mt.cuda.memory_allocated() >= 4 << 20
+    assert mt.cuda.memory_reserved() >= mt.cuda.memory_allocated() >= 4 << 20  # CuPy's pool
     assert mt.cuda.get_device_name()

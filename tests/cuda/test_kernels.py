@@ -331,10 +331,10 @@ def test_host_storage_is_rejected(emulator):
 
 
 def test_storage_round_trip_and_memory_stats(emulator):
-    before = device.memory_stats()["allocated_bytes"]
+    before = device.runtime().allocator.stats()["allocated_bytes.all.current"]
     storage = cuda.from_numpy(np.arange(10, dtype=np.int32))
     assert isinstance(storage, cuda_emulator.DeviceArray)
-    assert device.memory_stats()["allocated_bytes"] >= before + 40
+    assert device.runtime().allocator.stats()["allocated_bytes.all.current"] >= before + 40
     host = cuda.to_numpy(storage)
     assert type(host) is np.ndarray and host.tolist() == list(range(10))
     host[0] = 99  # a copy: the device is untouched

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.backends import cuda_emulator
+from minitorch.backends.allocator import OutOfMemoryError, emulator_allocator
 
 NVRTC_OPTIONS = ("--std=c++17",)  # how every module is compiled, on a GPU and emulated
 
@@ -127,7 +128,10 @@ class _GpuRuntime:
         return self.cupy.RawModule(code=code, options=NVRTC_OPTIONS)
 
     def empty(self, count: int, numpy_dtype: Any) -> Any:
-        return self.cupy.empty(count, dtype=numpy_dtype)
+        try:
+            return self.cupy.empty(count, dtype=numpy_dtype)
+        except self.cupy.cuda.memory.OutOfMemoryError as error:
+            raise OutOfMemoryError(f"CUDA out of memory: {error}\n\n{self.allocator.summary()}") from None
 
     def from_numpy(self, array: np.ndarray) -> Any:
         return self.cupy.asarray(np.ascontiguousarray(array).reshape(-1))
@@ -135,10 +139,9 @@ class _GpuRuntime:
     def to_numpy(self, storage: Any) -> np.ndarray:
         return self.cupy.asnumpy(storage)
 
-    def memory_stats(self) -> dict[str, Any]:
-        pool = self.cupy.get_default_memory_pool()
-        return {"backend": "cupy", "allocated_bytes": pool.used_bytes(),
-                "reserved_bytes": pool.total_bytes()}  # fmt: skip
+    @property
+    def allocator(self) -> CupyPool:
+        return CupyPool(self.cupy.get_default_memory_pool())
 
     def device_count(self) -> int:
         return self.cupy.cuda.runtime.getDeviceCount()
@@ -161,7 +164,7 @@ class _EmulatorRuntime:
     empty = staticmethod(cuda_emulator.empty)
     from_numpy = staticmethod(cuda_emulator.from_numpy)
     to_numpy = staticmethod(cuda_emulator.to_numpy)
-    memory_stats = staticmethod(cuda_emulator.memory_stats)
+    allocator = emulator_allocator  # minitorch/backends/allocator.py
 
     def device_count(self) -> int:
         return 1
@@ -182,8 +185,33 @@ def runtime() -> Any:
     return found
 
 
-def memory_stats() -> dict[str, Any]:
-    return runtime().memory_stats()
+class CupyPool:
+    """CuPy's memory pool (itself a caching allocator) seen through the interface of
+    ``CachingAllocator``: the numbers it keeps, under PyTorch's names. CuPy keeps no
+    peaks and does not list its blocks."""
+
+    def __init__(self, pool: Any) -> None:
+        self.pool = pool
+
+    def stats(self) -> dict[str, int]:
+        return {"allocated_bytes.all.current": self.pool.used_bytes(),
+                "reserved_bytes.all.current": self.pool.total_bytes(),
+                "memory_limit": self.pool.get_limit()}  # fmt: skip
+
+    def summary(self) -> str:
+        return "\n".join(f"CuPy memory pool {key}: {value}" for key, value in self.stats().items())
+
+    def empty_cache(self) -> None:
+        self.pool.free_all_blocks()
+
+    def set_limit(self, nbytes: int | None) -> None:
+        self.pool.set_limit(size=nbytes or 0)
+
+    def reset_peak_stats(self) -> None:
+        raise RuntimeError("CuPy's memory pool keeps no peaks to reset")
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        raise RuntimeError("CuPy's memory pool does not list its blocks")
 
 
 def device_count() -> int:
