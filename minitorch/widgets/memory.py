@@ -112,11 +112,11 @@ class MemoryWidget(MinitorchWidget):
         self.finder.scan(everything=everything)
         allocated = {b["address"] for s in segments for b in s["blocks"] if b["allocated"]}
         tensors = self._tensors_on_device()
-        unheld = allocated - {_address(t._storage) for t in tensors}
+        unheld = allocated - set(tensors.values())
         if not everything and unheld & self._unheld_new:  # (a new block's tensor comes just after it)
             self.finder.scan(everything=True)
             tensors = self._tensors_on_device()
-            unheld = allocated - {_address(t._storage) for t in tensors}
+            unheld = allocated - set(tensors.values())
         before = self._unheld_new | self._unheld_old
         self._unheld_new, self._unheld_old = unheld - before, unheld & before
         caller = [self._caller.f_locals] if self._caller is not None else []
@@ -124,16 +124,24 @@ class MemoryWidget(MinitorchWidget):
         saved = saved_for_backward(tensors)
         held: dict[int, list[dict]] = {}
         for t in sorted(tensors, key=lambda t: (t._base is not None, id(t) not in names)):
-            held.setdefault(_address(t._storage), []).append(holder_label(t, names, saved))
+            held.setdefault(tensors[t], []).append(holder_label(t, names, saved))
         return held
 
-    def _tensors_on_device(self) -> list[Tensor]:
-        """The live tensors with a block on our device. A look can happen while a tensor
-        is being made (a block freed by the garbage collector in the middle of its
-        ``_init``): one without all the fields read here yet is left out."""
-        return [t for t in self.finder.tensors()
-                if all(hasattr(t, field) for field in FIELDS_READ)
-                and t.device.type == self.device and t._storage.size]  # fmt: skip
+    def _tensors_on_device(self) -> dict[Tensor, int]:
+        """The live tensors with a block on our device, each with its block's address. A
+        look can happen while a tensor is being made (a block freed by the garbage
+        collector in the middle of its ``_init``): one without all the fields read here
+        yet is left out."""
+        addresses: dict[int, int] = {}  # id(storage) -> address (views share a storage)
+        found = {}
+        for t in self.finder.tensors():
+            complete = all(hasattr(t, field) for field in FIELDS_READ)
+            if complete and t.device.type == self.device and t._storage.size:
+                storage = t._storage
+                if id(storage) not in addresses:
+                    addresses[id(storage)] = _address(storage)
+                found[t] = addresses[id(storage)]
+        return found
 
     def refresh(self, everything: bool = True) -> None:
         """Look at the allocator and the live tensors again, and redraw."""
@@ -189,7 +197,7 @@ class MemoryWidget(MinitorchWidget):
         self._caller = caller
         try:
             with self._looking, dispatch.trace():  # (the trace names the op of each event)
-                frames = [self.look(event="start of the block")]
+                frames = [self.look(event="start of the block", everything=False)]
                 recorder = Recorder(self, frames)
                 try:
                     with recorder.watching():

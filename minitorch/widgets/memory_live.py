@@ -41,16 +41,18 @@ def memory_api(device: str) -> Any:
 
 
 def byte_counts(device: str) -> dict[str, int]:
-    """Allocated and reserved bytes now, and the peak of allocated bytes."""
-    api = memory_api(device)
-    return {"allocated": api.memory_allocated(), "reserved": api.memory_reserved(),
-            "peak": api.max_memory_allocated()}  # fmt: skip
+    """Allocated and reserved bytes now, and the peak of allocated bytes (from one
+    ``memory_stats()``: each call takes the allocator's lock and counts its blocks)."""
+    stats = memory_api(device).memory_stats()
+    return {"allocated": stats["allocated_bytes.all.current"],
+            "reserved": stats["reserved_bytes.all.current"],
+            "peak": stats["allocated_bytes.all.peak"]}  # fmt: skip
 
 
 def counters(device: str) -> tuple[int, int]:
     """What the live thread compares: allocated and reserved bytes."""
-    api = memory_api(device)
-    return api.memory_allocated(), api.memory_reserved()
+    counts = byte_counts(device)
+    return counts["allocated"], counts["reserved"]
 
 
 class Follower:
@@ -103,12 +105,16 @@ class Recorder:
     @contextlib.contextmanager
     def watching(self) -> Iterator[None]:
         """Make frames while the block runs (the profile function is this thread's)."""
-        previous = sys.getprofile()
+        if sys.getprofile() is not None:
+            raise RuntimeError(
+                "mem.record() needs Python's profile hook (sys.setprofile), and a profiler "
+                "(cProfile?) is using it: record outside the profiler"
+            )
         sys.setprofile(self.on_event)
         try:
             yield
         finally:
-            sys.setprofile(previous)
+            sys.setprofile(None)
 
     def on_event(self, frame: Any, event: str, _arg: Any) -> None:
         """Python's profile call: ``frame`` is the function calling or returning. On the

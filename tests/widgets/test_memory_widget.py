@@ -5,6 +5,7 @@ static fallback. The browser side is tests/browser/test_memory_in_lab.py."""
 
 from __future__ import annotations
 
+import cProfile
 import gc
 import time
 import weakref
@@ -172,6 +173,13 @@ def test_record_a_training_step_frame_by_frame() -> None:
     assert mem.show_frame(-1)["event"] == "end of the block"
     with pytest.raises(IndexError, match="out of range"):
         mem.show_frame(len(mem.frames))
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        with pytest.raises(RuntimeError, match="a profiler .* is using it"), mem.record():
+            pass
+    finally:
+        profiler.disable()
 
 
 def test_live_updates_follow_the_allocator_at_most_ten_times_a_second() -> None:
@@ -223,7 +231,8 @@ def test_the_cuda_emulators_allocator_too() -> None:
     if not cuda_emulator.is_available():
         pytest.skip(cuda_emulator.unavailable_reason())
     with cuda.emulated():
-        cell = notebook("x = minitorch.ones(100, device='cuda') * 2\nv = x[3:]\nmem = widgets.memory('cuda')\n")
+        cell = notebook("x = minitorch.ones(100, device='cuda') * 2\nv = x[3:]\n"
+                        "mem = widgets.memory('cuda')\n")
         state = cell["mem"].state
         assert state["device"] == "cuda" and state["allocated"] == minitorch.cuda.memory_allocated()
         assert labels(state, cell["x"]) == ["x", "v (view of x)"]
