@@ -4,6 +4,7 @@
 * ``graph(output, params=None)``: the autograd graph, with step-through backward;
 * ``dispatch_trace()``: every kernel call a block of code dispatched;
 * ``watch(model=None)``: a block whose graph nodes remember their module and kernels;
+* ``memory(device="cpu")``: the caching allocator's blocks, labelled with their tensors;
 * ``Playground``: TensorFlow Playground on a real minitorch MLP (``widgets/playground/``).
 
 They are anywidgets (Python models here, plain ES modules in the top-level
@@ -20,14 +21,15 @@ from typing import Any
 try:
     from minitorch.widgets.dispatch_viewer import DispatchWidget, dispatch_trace
     from minitorch.widgets.graph import GraphWidget, graph
+    from minitorch.widgets.memory import MemoryWidget, memory
     from minitorch.widgets.strides import StrideWidget, broadcast, strides
     from minitorch.widgets.watch import watch
 except ImportError as error:  # anywidget or ipywidgets is missing
     _missing = error
 
 __all__ = [
-    "DispatchWidget", "GraphWidget", "Playground", "StrideWidget",
-    "broadcast", "dispatch_trace", "graph", "strides", "watch",
+    "DispatchWidget", "GraphWidget", "MemoryWidget", "Playground", "StrideWidget",
+    "broadcast", "dispatch_trace", "graph", "memory", "strides", "watch",
 ]  # fmt: skip
 
 
