@@ -170,7 +170,7 @@ def test_a_child_sees_the_tensors_and_its_writes_are_seen_by_the_parent(method):
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_pool_map_sends_tensors_both_ways(method):
     inputs = [minitorch.arange(3.0) + i for i in range(6)]
-    with mp.get_context(method).Pool(2) as pool:
+    with mp.get_context(method).Pool(2 if method == "fork" else 1) as pool:  # spawn: slow to start
         outputs = pool.map(mp_workers.double, inputs)
     for i, (t, out) in enumerate(zip(inputs, outputs, strict=True)):
         assert t.tolist() == [-(i + k) for k in range(3)]  # the worker's write, seen here
@@ -214,6 +214,7 @@ def test_a_message_outlives_its_sender():
 def test_a_cuda_tensor_reaches_an_emulating_child_and_is_refused_clearly_by_another():
     if not cuda_emulator.is_available():
         pytest.skip(f"no CUDA emulator here: {cuda_emulator.unavailable_reason()}")
+    before = segments(os.getpid())
     with cuda_device.emulated():
         t = minitorch.tensor([1.0, 2.0, 3.0], device="cuda")
         answers = []
@@ -228,6 +229,8 @@ def test_a_cuda_tensor_reaches_an_emulating_child_and_is_refused_clearly_by_anot
         assert t.is_shared()
     assert answers[0] == ("ok", "cuda", [1.0, 2.0, 3.0])
     assert answers[1][0] == "error" and "use_emulator()" in answers[1][1]
+    del t  # the refused message was taken out of the count: nothing keeps the segment
+    assert segments(os.getpid()) == before
 
 
 # ----- no segment is left --------------------------------------------------------------
