@@ -192,7 +192,7 @@ def test_meter_never_negative_when_the_activation_changes_while_playing(playgrou
     widget.locator(".mt-pg-play").click()
     activation = widget.locator('[data-control="activation"] select')
     for name in ("relu", "sigmoid", "tanh"):  # each rebuilds the network: epoch back to 0
-        page.wait_for_function(f"() => {epoch_shown} >= 40 && {speed_shown}", timeout=90_000)
+        page.wait_for_function(f"() => {epoch_shown} >= 20 && {speed_shown}", timeout=90_000)
         before = page.evaluate(f"() => {epoch_shown}")
         activation.select_option(name)
         rebuilt = f"(before) => {epoch_shown} < before && {epoch_shown} >= 3 && {speed_shown}"
