@@ -13,7 +13,8 @@ Each test checks one thing a student saw go wrong (issue 16, items 1 and 2):
   paused;
 * the viewer's backward worked neither after the notebook's own ``backward()`` ("Trying
   to backward through the graph a second time") nor before it without doubling the
-  gradient the next cell printed: it now leaves every ``.grad`` as it was, in both orders.
+  gradient the next cell printed: it now leaves every ``.grad`` as it was, in both orders;
+  a viewer drawn only after the graph was freed says so, and what to do.
 
 One notebook (``CELLS``) is opened once for the module; the tests run in file order.
 """
@@ -71,6 +72,9 @@ loss.backward()
 (once,) = minitorch.autograd.grad(model(x).pow(2).mean(), [model[0].weight])
 print("GRAD-MLP " + json.dumps({"untouched": untouched, "grad": model[0].weight.grad.tolist(),
                                 "once": once.tolist()}))""",
+    # 5: a viewer drawn after the notebook's backward freed the graph (cell 2).
+    """late = widgets.graph(z, params={"t": t})
+late""",
 ]
 
 
@@ -280,6 +284,17 @@ def test_viewer_backward_works_after_the_notebooks_and_leaves_grad_alone(lab) ->
     expect(panel).to_contain_text("ExpBackward0 as input 1")
     expect(widget.locator("path.mt-edge.mt-flow")).to_have_count(2)
     assert run_and_read(lab, 3, "GRAD-Z-AGAIN ") == printed
+
+
+def test_a_viewer_drawn_after_backward_says_what_happened(lab) -> None:
+    from playwright.sync_api import expect
+
+    lab.wait_for_idle_kernel()
+    lab.run_cell(5)
+    late = lab.page.locator(".mt-graph").nth(2)
+    expect(late.locator(".mt-replay-problem")).to_contain_text("Draw the graph before calling backward()",
+                                                               timeout=60_000)  # fmt: skip
+    expect(late.locator(".mt-backward")).to_be_disabled()
 
 
 def test_viewer_backward_first_then_the_notebooks_gives_one_gradient(lab) -> None:
