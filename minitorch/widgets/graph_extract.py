@@ -26,6 +26,7 @@ whose saved tensors a backward has freed since shows the copy's.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -175,14 +176,16 @@ def _add_saved_nodes(graph: Graph, node_id: str, saved: list, leaf_ids: dict) ->
 
 
 def module_paths(graph: Graph) -> list[str]:
-    """Every module path that owns a node, with its parents (``a.b`` gives ``a``, ``a.b``)."""
+    """Every module path that owns a node, with its parents (``a.b`` gives ``a``, ``a.b``),
+    in the order a person counts: ``layer2`` before ``layer10``."""
     found = set()
     for node in graph.nodes:
         path = node.get("module", "")
         while path:
             found.add(path)
             path = path.rpartition(".")[0]
-    return sorted(found)
+    return sorted(found, key=lambda p: [(0, int(part), "") if part.isdigit() else (1, 0, part)
+                                        for part in re.split(r"(\d+)", p)])  # fmt: skip
 
 
 def collapse(graph: Graph, paths: Sequence[str]) -> Graph:

@@ -203,6 +203,11 @@ def test_collapse_checkboxes_read_module_names() -> None:
         loss = seq(minitorch.randn(2, 3)).sum()
     labels = graph(loss, params=seq).graph["module_labels"]
     assert labels == {"0": "0 (Linear)", "1": "1 (ReLU)", "2": "2 (Linear)"}
+    h, names = minitorch.randn(2, 4), {}
+    for i in range(12):  # modules named by the parameters' names, counted as a person counts
+        names[f"layer{i}.weight"] = minitorch.randn(4, 4, requires_grad=True)
+        h = h @ names[f"layer{i}.weight"]
+    assert graph(h.sum(), params=names).graph["modules"] == [f"layer{i}" for i in range(12)]
 
 
 def test_no_text_under_11_px_and_steps_slow_enough_to_follow() -> None:
