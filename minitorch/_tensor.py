@@ -342,7 +342,9 @@ class Tensor:
         old = self._storage
         if shared_storage.is_shared(old) or not isinstance(old, np.ndarray):
             return self
-        new = shared_storage.share(old)
+        values = dispatch.to_numpy(old, self.device.type)  # on a CUDA stream: waits for it
+        new = shared_storage.share(values, type(old))
+        del values  # (on the CPU, ``old`` itself)
         # three references when this tensor alone holds it: its slot, ``old``, the argument
         if sys.getrefcount(old) == 3:
             self._storage = new

@@ -182,21 +182,22 @@ def is_shared(storage: Any) -> bool:
     return id(storage) in _names
 
 
-def share(storage: np.ndarray) -> np.ndarray:
-    """A new segment holding a copy of ``storage``'s cells, as a storage of its class."""
+def share(values: np.ndarray, storage_class: type) -> np.ndarray:
+    """A new segment holding a copy of a storage's cells (``values``, flat), as a storage
+    of ``storage_class`` (a NumPy array, or the CUDA emulator's device array)."""
     name = f"{PREFIX}{PROGRAM}_{os.getpid()}_{secrets.token_hex(6)}"
     path = os.path.join(SEGMENT_DIR, name)
     with _lock:  # a sweep in another thread must not find it before it is locked
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.ftruncate(fd, HEADER_BYTES + storage.nbytes)
+            os.ftruncate(fd, HEADER_BYTES + values.nbytes)
             _register(name, fd)
-            cells = Segment(name, fd).storage(storage.dtype, storage.size, type(storage))
+            cells = Segment(name, fd).storage(values.dtype, values.size, storage_class)
         except BaseException:
             os.close(fd)
             os.unlink(path)
             raise
-    cells[...] = storage
+    cells[...] = values
     return cells
 
 

@@ -75,6 +75,17 @@ def test_share_memory_moves_the_storage_in_place_for_every_view():
     assert segments(os.getpid()) - before == set()  # the last view gone, the name goes
 
 
+def test_a_tensor_that_alone_holds_its_storage_is_moved_without_a_garbage_collector_walk(monkeypatch):
+    def walk(*objects):
+        raise AssertionError("gc.get_referrers walked every object for a lone tensor")
+
+    monkeypatch.setattr("gc.get_referrers", walk)
+    x = minitorch.arange(4.0)
+    x.share_memory_()
+    assert x.is_shared() and x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert roundtrip(minitorch.ones(2)).tolist() == [1.0, 1.0]  # what a queue does to a fresh one
+
+
 def test_sharing_keeps_autograd_working():
     w = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = (w * w).sum()
