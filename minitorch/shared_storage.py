@@ -50,7 +50,6 @@ and is neither counted nor pooled by it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import mmap
 import os
 import secrets
@@ -63,6 +62,11 @@ from multiprocessing import resource_tracker, util
 from typing import Any
 
 import numpy as np
+
+try:
+    import fcntl  # POSIX locks: Linux and macOS
+except ImportError:  # Windows: minitorch imports, share_memory_ says it cannot share
+    fcntl = None
 
 SEGMENT_DIR = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
 PREFIX = "minitorch_"  # every segment's name: minitorch_<program>_<creator pid>_<random>
@@ -185,6 +189,11 @@ def is_shared(storage: Any) -> bool:
 def share(values: np.ndarray, storage_class: type) -> np.ndarray:
     """A new segment holding a copy of a storage's cells (``values``, flat), as a storage
     of ``storage_class`` (a NumPy array, or the CUDA emulator's device array)."""
+    if fcntl is None:
+        raise RuntimeError(
+            "sharing tensors between processes needs POSIX shared memory and file locks "
+            "(Linux, macOS); this platform has no fcntl"
+        )
     name = f"{PREFIX}{PROGRAM}_{os.getpid()}_{secrets.token_hex(6)}"
     path = os.path.join(SEGMENT_DIR, name)
     with _lock:  # a sweep in another thread must not find it before it is locked
@@ -327,4 +336,5 @@ class _ExitHook:
 _exit_hook = _ExitHook()
 _exit_hook.register()
 util.register_after_fork(_exit_hook, _ExitHook.register)  # a child starts with none
-os.register_at_fork(before=_start_tracker, after_in_child=_after_fork_in_child)
+if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
+    os.register_at_fork(before=_start_tracker, after_in_child=_after_fork_in_child)
