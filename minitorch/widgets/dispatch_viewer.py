@@ -209,8 +209,8 @@ class DispatchWidget(MinitorchWidget):
             for j, (name, count, us) in enumerate(run["totals_op"][:6]):
                 y, bar = top + 44 + j * 16, max(width * 0.6 * us / total, 1)
                 drawing.rect(150, y - 10, bar, 12, fill=_color(name), stroke="none")
-                drawing.text(145, y, f"{name} ×{count}", anchor="end", size=10)
-                drawing.text(155 + bar, y, f"{us:.1f} µs", anchor="start", size=10, color="muted")
+                drawing.text(145, y, f"{name} ×{count}", anchor="end")
+                drawing.text(155 + bar, y, f"{us:.1f} µs", anchor="start", color="muted")
         return str(drawing)
 
 

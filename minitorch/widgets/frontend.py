@@ -92,9 +92,11 @@ def bundle(entry: str) -> str:
 
 
 def styles(*names: str) -> str:
-    """The CSS files ``names`` from ``widgets/``, concatenated."""
+    """The shared theme (``widgets/theme.css``: type scale, spacing, palette), then the
+    CSS files ``names`` from ``widgets/``, concatenated."""
     folder = widgets_folder()
-    return "\n".join((folder / name).read_text(encoding="utf-8") for name in names)
+    files = ["theme.css", *(name for name in names if name != "theme.css")]
+    return "\n".join((folder / name).read_text(encoding="utf-8") for name in files)
 
 
 class MinitorchWidget(anywidget.AnyWidget):

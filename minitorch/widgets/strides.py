@@ -154,7 +154,7 @@ class StrideWidget(MinitorchWidget):
 
 def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
     """The static picture: each storage strip, then each view's grid with its positions."""
-    cell, gap = 30, 18
+    cell, gap = 40, 18  # a cell holds a 6-character number at 11 px
     storages, views = state["storages"], state["views"]
     widest_storage = max((len(s["values"]) for s in storages), default=0)
     rows = []  # (view, grid height)
@@ -184,10 +184,10 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
             x = gap + p * cell
             fill = "#ffe6d1" if reads.get(p, 0) > 1 else "cell" if p in used else "unused"
             drawing.rect(x, y + 18, cell, cell, fill=fill)
-            drawing.text(x + cell / 2, y + 18 + cell / 2 + 4, format_number(value), size=10)
+            drawing.text(x + cell / 2, y + 18 + cell / 2 + 4, format_number(value))
             if reads.get(p, 0) > 1:  # one view reads this cell several times (stride 0)
-                drawing.text(x + cell - 2, y + 26, f"×{reads[p]}", size=8, color="warm", anchor="end")
-            drawing.text(x + cell / 2, y + 18 + cell + 10, str(p), size=8, color="muted")
+                drawing.text(x + cell - 2, y + 29, f"×{reads[p]}", color="warm", anchor="end")
+            drawing.text(x + cell / 2, y + 18 + cell + 12, str(p), color="muted")
         y += cell + 34
     for view, h in rows:
         title = (
@@ -210,8 +210,8 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
             row, col = divmod(within, max(c, 1))
             x, yy = gap + col * cell, top + block * (r * cell + 6) + row * cell
             drawing.rect(x, yy, cell, cell)
-            drawing.text(x + cell / 2, yy + 13, format_number(values[position]), size=10)
-            drawing.text(x + cell / 2, yy + 25, f"@{position}", size=8, color="accent")
+            drawing.text(x + cell / 2, yy + 16, format_number(values[position]))
+            drawing.text(x + cell / 2, yy + 32, f"@{position}", color="accent")
         y += h
     return str(drawing)
 

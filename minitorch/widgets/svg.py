@@ -2,7 +2,8 @@
 
 The static pictures (``widget.to_svg()``) are drawn in Python so they exist without a
 browser: in ``nbconvert`` output, in a terminal session saved to a file, on slides.
-The colours match ``widgets/common.css`` so both pictures look alike.
+They use the live widgets' theme (``widgets/theme.css``): the same type scale and the
+same colours, so a saved notebook's picture looks like the widget it stands for.
 """
 
 from __future__ import annotations
@@ -10,6 +11,18 @@ from __future__ import annotations
 from html import escape
 
 FONT = "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"
+# The one type scale (px), as ``--mt-text-*`` in widgets/theme.css: no text under 11 px.
+TYPE_SCALE = {"small": 11, "body": 12, "control": 13, "heading": 15, "title": 18, "number": 22}
+SMALL, BODY, HEADING = TYPE_SCALE["small"], TYPE_SCALE["body"], TYPE_SCALE["heading"]
+# What each colour means (strong colour, soft fill), as ``--mt-<meaning>`` in theme.css.
+MEANING = {
+    "input": ("#2f6fde", "#dbe9ff"),
+    "param": ("#2e9e5b", "#cfe3d8"),
+    "grad": ("#e8833a", "#ffe6d1"),
+    "output": ("#7b4fc9", "#ece4fb"),
+    "kernel": ("#13868a", "#d3eeee"),
+    "compile": ("#6b7785", "#eef1f4"),
+}
 COLORS = {
     "ink": "#1f2933",
     "muted": "#6b7785",
@@ -44,7 +57,7 @@ class Drawing:
             f'fill="{COLORS.get(fill, fill)}" stroke="{COLORS.get(stroke, stroke)}"{style}/>'
         )
 
-    def text(self, x: float, y: float, content: str, size: float = 11, color: str = "ink",
+    def text(self, x: float, y: float, content: str, size: float = SMALL, color: str = "ink",
              anchor: str = "middle", bold: bool = False) -> None:  # fmt: skip
         weight = ' font-weight="bold"' if bold else ""
         self.parts.append(
@@ -86,6 +99,6 @@ class Drawing:
         )
 
 
-def text_width(content: str, size: float = 11) -> float:
+def text_width(content: str, size: float = SMALL) -> float:
     """Rough width of monospace text (0.62 em per character)."""
     return len(content) * size * 0.62
