@@ -38,7 +38,7 @@ from minitorch import memory as cpu_memory
 from minitorch._tensor import Tensor
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
 from minitorch.widgets.memory_live import Follower, Recorder, byte_counts, bytes_text, memory_api
-from minitorch.widgets.memory_names import TensorFinder, saved_for_backward, tensor_names
+from minitorch.widgets.memory_names import TensorFinder, library_names, saved_for_backward, tensor_names
 from minitorch.widgets.svg import Drawing
 
 
@@ -120,7 +120,7 @@ class MemoryWidget(MinitorchWidget):
         before = self._unheld_new | self._unheld_old
         self._unheld_new, self._unheld_old = unheld - before, unheld & before
         caller = [self._caller.f_locals] if self._caller is not None else []
-        names = tensor_names(caller + self.namespaces)
+        names = {**library_names(), **tensor_names(caller + self.namespaces)}
         saved = saved_for_backward(tensors)
         held: dict[int, list[dict]] = {}
         for t in sorted(tensors, key=lambda t: (t._base is not None, id(t) not in names)):
@@ -271,12 +271,18 @@ HATCH = ('<defs><pattern id="mt-hatch" width="8" height="8" patternUnits="userSp
 
 
 def memory_svg(state: dict) -> str:
-    """The static picture: the byte counts and a bar, a strip per pool, the labels."""
-    width, strip, gap, left = 760, 34, 8, 16
-    pools = list(dict.fromkeys(s["pool"] for s in state["segments"]))
+    """The static picture: the byte counts and a bar, a strip per pool, the labels. A
+    pool with more blocks than fit at their minimum width makes the picture wider."""
+    width, strip, gap, left, minimum = 760, 34, 8, 16, 36
+    pools = {}  # pool -> (its segments, the width of each block in them)
+    for pool in dict.fromkeys(s["pool"] for s in state["segments"]):
+        segments = [s for s in state["segments"] if s["pool"] == pool]
+        sizes = [b["size"] for s in segments for b in s["blocks"]]
+        pools[pool] = segments, block_widths(sizes, width - gap * (len(segments) - 1), minimum)
+    widest = max([width] + [sum(w) + gap * (len(s) - 1) for s, w in pools.values()])
     allocated = [(s, b) for s in state["segments"] for b in s["blocks"] if b["allocated"]]
     height = 70 + len(pools) * (strip + 30) + 16 * len(allocated) + 20
-    drawing = Drawing(width + 2 * left, height)
+    drawing = Drawing(widest + 2 * left, height)
     drawing.parts.append(HATCH)
     title = (f"memory on {state['device']}: allocated {bytes_text(state['allocated'])}, reserved "
              f"{bytes_text(state['reserved'])}, peak {bytes_text(state['peak'])}")  # fmt: skip
@@ -288,11 +294,9 @@ def memory_svg(state: dict) -> str:
     drawing.rect(left, 28, state["allocated"] * scale, 12, fill="accent", stroke="none")
     drawing.line(left + state["peak"] * scale, 24, left + state["peak"] * scale, 44, color="warm", width=2)
     y = 62
-    for pool in pools:
-        segments = [s for s in state["segments"] if s["pool"] == pool]
+    for pool, (segments, block_width) in pools.items():
         drawing.text(left, y, f"{pool} pool", anchor="start", bold=True)
-        sizes = [b["size"] for s in segments for b in s["blocks"]]
-        widths = iter(block_widths(sizes, width - gap * (len(segments) - 1), 36))
+        widths = iter(block_width)
         x = left
         for segment in segments:
             start = x
@@ -301,7 +305,7 @@ def memory_svg(state: dict) -> str:
                 fill = ("leaf" if block["holders"] else "saved") if block["allocated"] else "url(#mt-hatch)"
                 drawing.rect(x, y + 6, w, strip, fill=fill, stroke="#ffffff")
                 label = ", ".join(h["label"] for h in block["holders"])
-                if block["allocated"] and w > 20:
+                if block["allocated"]:
                     drawing.text(x + 3, y + 6 + strip / 2 + 4, _clip(label, w - 6), anchor="start")
                 x += w
             drawing.rect(start, y + 6, x - start, strip, fill="none", stroke="ink")

@@ -17,7 +17,8 @@ in a ``weakref.WeakSet``: a weak reference does not count for reference counting
 ``del x`` still frees ``x`` (the set forgets it by itself).
 
 Tensors nobody named are often *activations*: outputs an op's backward will need, kept
-by the autograd graph (``saved_for_backward`` finds which node keeps each).
+by the autograd graph (``saved_for_backward`` finds which node keeps each); or the 0-d
+operands minitorch caches for Python numbers (``library_names``).
 
 **What are they called?** A tensor does not know its variable's name; the names live
 in namespaces. ``tensor_names`` reads the notebook's globals (or a function's
@@ -38,6 +39,7 @@ from typing import Any
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import BackwardNode
 from minitorch.nn import Module
+from minitorch.ops import common
 from minitorch.optim import Optimizer
 
 MAX_ITEMS = 100  # items of a list or dict looked into
@@ -138,3 +140,9 @@ def saved_for_backward(tensors: Iterable[Tensor]) -> dict[int, str]:
                     saved.setdefault(id(entry.tensor), node.name())
         waiting.extend(next_node for next_node, _ in node.next_functions if next_node is not None)
     return saved
+
+
+def library_names() -> dict[int, str]:
+    """Tensors minitorch keeps for itself: the 0-d operands ``scalar_tensor`` remembers
+    (``x * 0.5``, a learning rate...), each in a block of its own."""
+    return {id(t): "scalar operand cached by minitorch.ops" for t in list(common._scalars.values())}

@@ -72,6 +72,7 @@ def test_blocks_are_labelled_with_the_notebooks_names() -> None:
     assert labels(state, exp_avg) == ["opt.state[model.bias]['exp_avg']"]
     assert labels(state, cell["batch"][0]) == ["batch[0]"]
     assert labels(state, cell["box"].inside) == ["tensor (5, 7) float32"]  # no name reaches it
+    assert "scalar operand cached by minitorch.ops" in all_labels(state)  # the 2 of x * 2
     block = block_at(state, address(cell["x"]))
     assert block["allocated"] and block["requested"] == 8 * 8 * 4 and block["size"] % 512 == 0
     assert state["allocated"] == memory.memory_allocated() and state["reserved"] == memory.memory_reserved()
