@@ -239,9 +239,10 @@ function render({ model, el: host }) {
     for (const box of drawn.nodes.values()) box.classList.remove("mt-current", "mt-done", "mt-target");
     for (const path of drawn.edges) path.classList.remove("mt-flow");
     if (index < 0 || !steps[index]) {
-      const hint = steps.length ? `${steps.length} steps recorded: press step ▶ or play ▶▶` : "press backward, then step through the engine's order";
+      // (Steps may exist without the viewer's backward: watch() recorded the notebook's.)
+      const hint = steps.length ? `${steps.length} steps recorded: press step ▶ or play ▶▶` : problem ? "" : "press backward, then step through the engine's order";
       const ran = (graph.replay || {}).ran ? el("div", { class: "mt-muted" }, "backward ran on the viewer's copy of the graph, taken when it was drawn: your tensors' .grad are unchanged") : "";
-      stepPanel.replaceChildren(problem ? el("div", { class: "mt-note mt-replay-problem" }, problem) : hint, ran);
+      stepPanel.replaceChildren(problem ? el("div", { class: "mt-note mt-replay-problem" }, problem) : "", hint, ran);
       return;
     }
     steps.slice(0, index).forEach((s) => drawn.nodes.get(shown(s.node))?.classList.add("mt-done"));

@@ -118,6 +118,11 @@ def test_a_graph_freed_before_it_was_drawn_says_what_happened() -> None:
     widget._on_front_end_message(widget, {"type": "backward"}, None)
     assert "Draw the graph before calling backward()" in widget.error
     assert widget.steps == [] and x.grad.tolist() == pytest.approx([(1 + v) * torch.e**v for v in (1.0, 2.0)])
+    with watch():  # the notebook's own backward, recorded: its steps are still shown
+        loss = (x.exp() * x).sum()
+        loss.backward()
+    widget = graph(loss, params={"x": x})
+    assert widget.graph["replay"]["problem"] and [s["label"] for s in widget.steps][-1] == "AccumulateGrad"
 
 
 def in_place(lib, x):
