@@ -236,6 +236,16 @@ _build_lock = threading.Lock()
 _launch_lock = threading.Lock()  # one launch at a time: shared memory is static
 
 
+def _unlock_in_child() -> None:
+    """A forked child keeps only the thread that forked: a launch another thread (a
+    stream's worker) was running at the fork would leave the lock locked forever."""
+    global _launch_lock
+    _launch_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_unlock_in_child)
+
+
 def _compiler() -> str:
     global _compiler_version
     compiler = find_compiler()

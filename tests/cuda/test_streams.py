@@ -13,6 +13,7 @@ import gc
 import json
 import os
 import pickle
+import signal
 import threading
 
 import numpy as np
@@ -20,6 +21,7 @@ import pytest
 import torch
 
 import minitorch
+from minitorch.backends import cuda_emulator
 from minitorch.backends.cuda import device, launcher
 from minitorch.backends.cuda_emulator import EmulatorError, RawModule
 
@@ -132,6 +134,8 @@ def test_current_and_default_streams(emulator):
     assert minitorch.cuda.current_stream() == default
     minitorch.cuda.set_stream(side)
     try:
+        assert minitorch.cuda.current_stream() == side
+        minitorch.cuda.set_stream(None)  # no change, as in PyTorch
         assert minitorch.cuda.current_stream() == side
     finally:
         minitorch.cuda.set_stream(default)
@@ -250,6 +254,26 @@ def test_streams_and_events_stay_in_their_process(emulator):
             pickle.dumps(thing)
     with pytest.raises(NotImplementedError, match="interprocess"):
         minitorch.cuda.Event(interprocess=True)
+
+
+def test_a_child_forked_during_a_launch_can_launch(emulator):
+    """Fork while a stream's worker is inside a kernel (here: holds the emulator's launch
+    lock): the child, which has no such worker, must still run its own kernels."""
+    x = minitorch.ones(4, device="cuda")
+    (x + 1).tolist()  # compiled before the fork
+    with cuda_emulator._launch_lock:
+        pid = os.fork()
+        if pid == 0:
+            signal.alarm(60)  # a deadlock ends the child, not the test run
+            code = 3
+            try:
+                code = 0 if (x + 1).tolist() == [2.0] * 4 else 1
+            except BaseException as error:  # noqa: BLE001 - reported through the exit code
+                print("child:", type(error).__name__, error, flush=True)
+            finally:
+                os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_work_keeps_its_operands_alive(emulator):

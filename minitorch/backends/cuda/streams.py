@@ -88,8 +88,7 @@ def using(stream: Any) -> Iterator[None]:
     """Make ``stream`` (a ``minitorch.cuda.Stream``) this thread's current stream inside
     the block; ``None`` changes nothing (as in PyTorch)."""
     previous = _current.stream
-    if stream is not None:
-        _current.stream = stream
+    set_current(stream)
     try:
         yield
     finally:
@@ -97,7 +96,10 @@ def using(stream: Any) -> Iterator[None]:
 
 
 def set_current(stream: Any) -> None:
-    _current.stream = stream
+    """Make ``stream`` this thread's current stream. The default stream is kept as None,
+    "this process's default stream", so a forked child gets its own. (None: no change.)"""
+    if stream is not None:
+        _current.stream = None if stream._queue is default_queue() else stream
 
 
 def current() -> Any:
