@@ -71,6 +71,10 @@ def _start_method_context(context: Any) -> Any:
 
 
 class DataLoader:
+    """Mini-batches of ``dataset``, with PyTorch's arguments (the module docstring says
+    what each does). ``pin_memory`` is accepted: page-locked host memory is not modelled,
+    so batches come as they are (with PyTorch's warning when there is no accelerator)."""
+
     def __init__(self, dataset: Dataset, batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler: Iterable[int] | None = None, batch_sampler: Iterable[list] | None = None,
                  num_workers: int = 0, collate_fn: Callable | None = None,
