@@ -243,7 +243,8 @@ def _unlock_in_child() -> None:
     _launch_lock = threading.Lock()
 
 
-os.register_at_fork(after_in_child=_unlock_in_child)
+if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
+    os.register_at_fork(after_in_child=_unlock_in_child)
 
 
 def _compiler() -> str:

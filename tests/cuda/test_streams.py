@@ -230,6 +230,7 @@ def test_a_kernel_error_surfaces_at_the_next_synchronizing_call(emulator):
     assert (minitorch.ones(3, device="cuda") + 1).tolist() == [2.0, 2.0, 2.0]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (POSIX)")
 def test_a_forked_child_cannot_use_the_parents_streams(emulator):
     side, event = minitorch.cuda.Stream(), minitorch.cuda.Event()
     event.record(side)
@@ -256,6 +257,7 @@ def test_streams_and_events_stay_in_their_process(emulator):
         minitorch.cuda.Event(interprocess=True)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (POSIX)")
 def test_a_child_forked_during_a_launch_can_launch(emulator):
     """Fork while a stream's worker is inside a kernel (here: holds the emulator's launch
     lock): the child, which has no such worker, must still run its own kernels."""

@@ -75,7 +75,8 @@ def _forget_the_parents_errors() -> None:
     _errors.clear()
 
 
-os.register_at_fork(after_in_child=_forget_the_parents_errors)
+if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
+    os.register_at_fork(after_in_child=_forget_the_parents_errors)
 
 
 def _check_process(pid: int) -> None:
