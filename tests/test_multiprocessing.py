@@ -188,6 +188,8 @@ def test_a_child_sees_the_tensors_and_its_writes_are_seen_by_the_parent(method):
     assert base.tolist() == [[0, 1, 2, 3], [4, 6, 7, 7], [8, 9, 10, 11]]  # the child's write
     assert sent[4][0].item() == 4
     assert made.tolist() == [[0, 1, 2], [3, 4, 5]] and made.is_shared()
+    del made  # the child has exited: we were its last holder
+    assert segments(child.pid) == set()
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
