@@ -130,8 +130,12 @@ def test_the_same_storage_received_twice_is_one_storage():
 
 def test_a_non_leaf_that_requires_grad_is_refused_as_pytorch_refuses_it():
     w = minitorch.randn(3, requires_grad=True)
+    y, before = w * 2, segments(os.getpid())
     with pytest.raises(RuntimeError) as mine:
-        ForkingPickler.dumps(w * 2)
+        ForkingPickler.dumps(y)
+    assert not y.is_shared() and segments(os.getpid()) - before == set()  # refused before any move
+    y.sum().backward()  # and nothing is lost: the graph still works
+    assert w.grad.tolist() == [2.0, 2.0, 2.0]
     expected = torch.randn(3, requires_grad=True)
     with pytest.raises(RuntimeError) as theirs:
         ForkingPickler.dumps(expected * 2)
