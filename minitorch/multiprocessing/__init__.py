@@ -33,8 +33,11 @@ fork (or is sent through a queue, as above).
 A producer (a DataLoader worker, say) can put each batch and forget it: a message in
 flight keeps its segment alive until it is received, and the segment's name is removed
 from ``/dev/shm`` once no process holds it (``shared_storage`` says how, even when a
-process is killed). Not sent: the autograd graph (a non-leaf that requires grad is
-refused, as in PyTorch: ``detach()`` it first), and tensors in GPU memory.
+process is killed; a message never received, say to a child killed first, keeps its
+segment until the main process exits). Not sent: the autograd graph (a non-leaf that
+requires grad is refused, as in PyTorch: ``detach()`` it first), and tensors in GPU
+memory; a CUDA tensor travels between processes that both run device "cuda" on the
+emulator, whose device memory is host memory.
 """
 
 import multiprocessing
