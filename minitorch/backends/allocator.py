@@ -463,18 +463,23 @@ class CachingAllocator:
         return "\n".join(lines)
 
     def out_of_memory_message(self, nbytes: int, segment_size: int) -> str:
+        """PyTorch's message: what was asked, why it failed, where the memory is."""
         allocated, reserved = self.allocated_bytes, self.reserved_bytes()
         if self.limit is not None and reserved + segment_size > self.limit:
-            why = f"it would pass the limit of {format_bytes(self.limit)} (set_per_process_memory_fraction)"
+            why = (
+                f"that would pass the limit of {format_bytes(self.limit)} "
+                "(set_per_process_memory_fraction or set_memory_limit)"
+            )
         else:
-            why = "the system has no memory left"
+            why = "the system can't allocate memory for it"
         return (
-            f"{self.device.upper()} out of memory: can't allocate memory: tried to allocate "
-            f"{format_bytes(nbytes)} (a new segment of {format_bytes(segment_size)}), and {why}. "
-            f"Tensors hold {format_bytes(allocated)}; the allocator reserves {format_bytes(reserved)}, "
-            f"of which {format_bytes(reserved - allocated)} is cached but too small for this "
-            "request. Free tensors you no longer need (del x), or use smaller batches. Nothing "
-            "was lost: your tensors are as they were."
+            f"{self.device.upper()} out of memory. Tried to allocate {format_bytes(nbytes)} "
+            f"(a new segment of {format_bytes(segment_size)}), and {why}. Of the "
+            f"{format_bytes(reserved)} reserved by the allocator, tensors hold "
+            f"{format_bytes(allocated)} and {format_bytes(reserved - allocated)} is cached "
+            "but free in pieces too small for this request. Free tensors you no longer "
+            "need (del x), or use smaller batches. Nothing was lost: your tensors are as "
+            "they were."
         )
 
     def snapshot(self) -> list[dict[str, Any]]:
