@@ -37,13 +37,13 @@ from minitorch.widgets.graph_layout import Layout, dot_available, dot_layout, la
 from minitorch.widgets.graph_replay import Replay
 from minitorch.widgets.static_graph import static_graph
 from minitorch.widgets.stride_state import ViewChain
-from minitorch.widgets.svg import COLORS, Drawing, text_width
+from minitorch.widgets.svg import BODY, COLORS, SMALL, Drawing, text_width
 from minitorch.widgets.tensor_info import describe, describe_text
 from minitorch.widgets.watch import Step, step_of
 
-# Type sizes of a node's box, in px at zoom 1: the viewer never zooms "fit" below 1, so
-# no text is drawn under 11 px (graph.css sets the same sizes).
-LABEL_PX, SUB_PX = 12, 11
+# Type sizes of a node's box, in px at zoom 1, from the widgets' type scale (graph.css
+# uses the same): the viewer never zooms "fit" below 1, so no text is drawn under 11 px.
+LABEL_PX, SUB_PX = BODY, SMALL
 
 
 def parameter_names(params: Any) -> dict[int, str]:

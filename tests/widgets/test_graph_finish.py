@@ -248,6 +248,9 @@ def test_no_text_under_11_px_and_steps_slow_enough_to_follow() -> None:
     svg = ElementTree.fromstring(widget.to_svg())
     sizes = [float(t.get("font-size")) for t in svg.iter("{http://www.w3.org/2000/svg}text")]
     assert sizes and min(sizes) >= 11
-    css = (resource_dir("widgets") / "graph.css").read_text()
-    assert all(float(px) >= 11 for px in re.findall(r"font-size:\s*([\d.]+)px", css))
+    folder = resource_dir("widgets")
+    scale = dict(re.findall(r"--mt-text-([\w-]+):\s*(\d+)px", (folder / "theme.css").read_text()))
+    css = (folder / "graph.css").read_text()
+    sizes = re.findall(r"font-size:\s*(?:var\(--mt-text-([\w-]+)\)|(\d+)px)", css)
+    assert sizes and all(int(scale[name] if name else px) >= 11 for name, px in sizes)
     assert widget.step_ms >= 600
