@@ -338,7 +338,17 @@ class Tensor:
         tensor being sent), directly; otherwise the garbage collector lists who refers to
         it (``gc.get_referrers``, a walk over every tracked object: rare and slower). A
         NumPy array taken earlier with ``numpy()`` keeps the old memory, as in PyTorch.
-        A tensor on a GPU is left as it is (PyTorch shares CUDA memory another way)."""
+        A tensor on a GPU is left as it is (PyTorch shares CUDA memory another way).
+
+        A non-leaf tensor that requires grad is refused: its autograd history cannot
+        cross into another process, so sharing it is a mistake (PyTorch shares it and
+        refuses only when it is sent; minitorch says so where the mistake is made)."""
+        if self.requires_grad and not self.is_leaf:
+            raise RuntimeError(
+                "share_memory_(): cannot share a non-leaf tensor that requires grad: its "
+                "autograd history cannot cross process boundaries. Share the values with "
+                "detach().share_memory_(), or share the leaf tensors it was computed from."
+            )
         old = self._storage
         if shared_storage.is_shared(old) or not isinstance(old, np.ndarray):
             return self

@@ -140,6 +140,10 @@ def test_a_non_leaf_that_requires_grad_is_refused_as_pytorch_refuses_it():
     with pytest.raises(RuntimeError) as theirs:
         ForkingPickler.dumps(expected * 2)
     assert str(mine.value) == str(theirs.value)
+    with pytest.raises(RuntimeError, match="non-leaf tensor that requires grad"):
+        y.share_memory_()  # sharing it in place is refused too, before anything moves
+    assert not y.is_shared() and segments(os.getpid()) - before == set()
+    assert y.detach().share_memory_().is_shared()
     received = roundtrip((w * 2).detach())  # what the message says to do instead
     assert not received.requires_grad
     leaf = roundtrip(w)
