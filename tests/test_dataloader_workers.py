@@ -556,6 +556,9 @@ def test_pin_memory_is_accepted() -> None:
 
 @pytest.mark.parametrize("case", range(fuzz_count(2)))
 def test_random_configurations_match_single_process(case: int) -> None:
+    """Two epochs, the first perhaps cut short by a break, against two full epochs of the
+    single-process loader. A shuffled second epoch of persistent workers is another
+    permutation, as in PyTorch: their base seed is drawn once, not every epoch."""
     rng = random.Random(case)
     options = {"batch_size": rng.choice([None, 1, 2, 5]), "shuffle": rng.random() < 0.5}
     if options["batch_size"] is not None:
@@ -564,15 +567,22 @@ def test_random_configurations_match_single_process(case: int) -> None:
                "persistent_workers": rng.random() < 0.5}  # fmt: skip
     dataset = Numbers(rng.randint(0, 17), slow={i: rng.random() * 0.01 for i in range(17)})
     single = DataLoader(dataset, generator=minitorch.Generator().manual_seed(case), **options)
-    expected = [b[:2] for b in _plain_any(single)]
+    expected = [[b[:2] for b in _plain_any(single)] for _ in range(2)]
     loader = DataLoader(dataset, generator=minitorch.Generator().manual_seed(case), **options, **workers)
-    stop = rng.randint(0, len(expected) + 1)
-    for _ in range(2):  # two epochs, the first perhaps cut short by a break
-        for count, _ in enumerate(loader):
-            if count == stop:
-                break
-    loader.generator = minitorch.Generator().manual_seed(case)
-    assert [b[:2] for b in _plain_any(loader)] == expected, (options, workers)
+    stop = rng.randint(1, len(expected[0]) + 1)
+    first = []
+    for batch in loader:
+        first.append(batch)
+        if len(first) == stop:
+            break
+    assert [b[:2] for b in _plain_any(first)] == expected[0][:stop], (options, workers)
+    second = [b[:2] for b in _plain_any(loader)]
+    if options["shuffle"] and workers["persistent_workers"]:  # the same count of distinct samples
+        samples = [i for _, indices in second for i in np.atleast_1d(indices).tolist()]
+        assert len(second) == len(expected[1]) and len(set(samples)) == len(samples), (options, workers)
+        assert len(samples) == sum(np.size(indices) for _, indices in expected[1]), (options, workers)
+    else:
+        assert second == expected[1], (options, workers)
 
 
 def _plain_any(batches) -> list:
