@@ -158,6 +158,7 @@ except RuntimeError as error:
 # | 7 | modules and training | `nn.Module`, optimizers, `DataLoader`, train/eval, save/load, the Playground |
 # | 8 | CNNs on digits | convolution as a strided view plus matmul, pooling, a CNN that trains |
 # | 9 | static graphs | `minitorch.compile`: capture once, replay; guards, passes, replay speed |
+# | 10 | memory and asynchrony | views versus copies in bytes, the caching allocator, `del` and reference counts, shared memory, DataLoader workers, streams and events |
 #
 # Each chapter's exercises live in `exercises/` with the same number.
 #

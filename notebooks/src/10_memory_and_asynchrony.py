@@ -332,7 +332,9 @@ try:
         pass
 except ValueError as error:
     message = str(error).splitlines()
-    print("\n".join(message[:2] + ["  ..."] + message[-2:]))
+    print(message[0])
+    print(f"    ({len(message) - 2} lines of the worker's own traceback)")
+    print(message[-1])
 
 # %% [markdown]
 # ## Asynchronous launches: streams and events
