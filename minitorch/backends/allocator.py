@@ -64,7 +64,7 @@ GRANULE = 512  # every block is a multiple of this many bytes
 SMALL_BLOCK = 1 << 20  # blocks up to 1 MiB come from the small pool
 SMALL_SEGMENT = 2 << 20  # the small pool's segments: 2 MiB each
 LARGE_ROUND = 2 << 20  # the large pool's segments: the request rounded up to 2 MiB
-POOLS = ("small_pool", "large_pool")
+LEDGER_LENGTH = 10_000  # tally the ledger when it grows this long
 
 
 class OutOfMemoryError(RuntimeError):
@@ -159,14 +159,25 @@ class CachingAllocator:
     """Storage for one device: ``allocate(count, dtype)`` returns a flat NumPy array of
     ``count`` elements (values undefined) inside a cached segment.
 
-    Python is slow at bookkeeping, and every op allocates, so the allocator puts one
-    shortcut in front of the pools (as fast ``malloc``s do): a *size cache*, ``cached``,
-    maps a block size to freed blocks of exactly that size, not yet merged. A training
-    step asks for the sizes it freed the step before, so most requests are one
-    dictionary lookup and one ``pop``. Only a request the cache cannot serve goes to the
-    pools; it first merges the cached blocks into them (``file_cached``), and so do
-    ``stats``, ``snapshot`` and ``empty_cache``, which therefore always show the merged
-    picture PyTorch's allocator keeps.
+    Python is slow at bookkeeping, and every op allocates, so the fast path does as
+    little as it can:
+
+    * a *size cache*, ``cached``, maps a block size to freed blocks of exactly that
+      size, not yet merged (as fast ``malloc``s do). A training step asks for the sizes
+      it freed the step before, so most requests are one dictionary lookup and one
+      ``pop``. Only a request the cache cannot serve goes to the pools: it first merges
+      the cached blocks into them (``file_cached``), and so do ``stats``, ``snapshot``
+      and ``empty_cache``, which therefore show the merged picture PyTorch's allocator
+      keeps;
+    * a *ledger*: each allocation appends its block's size, each free the size negated.
+      ``tally`` adds the ledger up into the counters (current, peak, count) when
+      someone reads them, or when it grows long.
+
+    Threads: a storage may die in any thread (a CUDA stream's worker), or in the middle
+    of an allocation when the garbage collector runs. The fast path and ``release``
+    only ``pop`` and ``append`` lists, each one indivisible step under CPython's global
+    interpreter lock; everything else (the pools, segments, counters) happens under
+    ``lock``.
     """
 
     def __init__(self, device: str) -> None:
@@ -175,19 +186,14 @@ class CachingAllocator:
         self.pools = {"small_pool": self.small, "large_pool": self.large}
         self.segments: list[Segment] = []
         self.cached: dict[int, list[Block]] = {}  # size -> freed blocks of that size
+        self.ledger: list[int] = []  # +size per allocation, -size per free, not yet tallied
         self.limit: int | None = None  # most bytes it may reserve (None: no limit)
-        # The fast path keeps three counters; ``stats`` finds the rest by walking the blocks.
-        self.allocated_bytes = self.peak_allocated_bytes = self.total_allocations = 0
+        self.allocated_bytes = self.peak_allocated_bytes = self.total_allocations = 0  # tallied
         self.peak_reserved_bytes = self.peak_segments = 0
         self.alloc_retries = self.ooms = 0
-        # A storage may die anywhere: in another thread (a CUDA stream's worker), or in
-        # the middle of an allocation when the garbage collector runs. So its callback
-        # only appends the block to ``freed`` (one atomic step); whoever takes the lock
-        # next files it (``file_freed``), before anything reads a counter.
         self.lock = threading.Lock()
-        self.freed: list[Block] = []
-        # At exit Python tears its modules down in no useful order; the storages that
-        # die then need no bookkeeping.
+        # At exit Python tears its objects down in no useful order; the storages that die
+        # then need no bookkeeping.
         self.closed = False
         atexit.register(setattr, self, "closed", True)
 
@@ -200,18 +206,15 @@ class CachingAllocator:
         if size == 0:
             return np.empty(0, dtype)  # nothing to hold: no block (PyTorch's nullptr)
         try:
+            block = self.cached[size].pop()  # a freed block of this very size
+        except (KeyError, IndexError):
+            block = self.allocate_from_pools(size, nbytes)
+        block.requested = nbytes
+        ledger = self.ledger
+        ledger.append(block.size)
+        if len(ledger) > LEDGER_LENGTH:
             with self.lock:
-                if self.freed:
-                    self.file_freed()
-                cached = self.cached.get(size)
-                block = cached.pop() if cached else self.malloc(size, nbytes)
-                block.requested = nbytes
-                self.allocated_bytes += block.size
-                if self.allocated_bytes > self.peak_allocated_bytes:
-                    self.peak_allocated_bytes = self.allocated_bytes
-                self.total_allocations += 1
-        except OutOfMemoryError as error:  # the summary takes the lock: add it after
-            raise OutOfMemoryError(f"{error}\n\n{self.summary()}") from None
+                self.tally()
         segment = block.segment
         storage = np.ndarray((count,), dtype, segment.memory, block.address - segment.address)
         block.ref = ref = StorageRef(storage, self.release)
@@ -219,18 +222,31 @@ class CachingAllocator:
         return storage
 
     def release(self, ref: StorageRef) -> None:
-        """Called by Python the moment a storage dies: its block is given back."""
+        """Called by Python the moment a storage dies: its block goes to the size cache."""
         if not self.closed:
-            self.freed.append(ref.block)
-
-    def file_freed(self) -> None:
-        """Count the freed blocks out and put each in the size cache (lock held)."""
-        freed, cached = self.freed, self.cached
-        while freed:
-            block = freed.pop()
+            block = ref.block
             block.ref = None
-            self.allocated_bytes -= block.size
-            cached.setdefault(block.size, []).append(block)
+            self.ledger.append(-block.size)
+            self.cached[block.size].append(block)
+
+    def tally(self) -> None:
+        """Add the ledger up into the counters: current bytes, their peak, the count
+        (lock held)."""
+        ledger = self.ledger
+        entries = np.array(ledger[: len(ledger)], dtype=np.int64)
+        del ledger[: len(entries)]  # (entries appended meanwhile stay for next time)
+        if len(entries):
+            running = self.allocated_bytes + np.cumsum(entries)
+            self.peak_allocated_bytes = max(self.peak_allocated_bytes, int(running.max()))
+            self.allocated_bytes = int(running[-1])
+            self.total_allocations += int((entries > 0).sum())
+
+    def allocate_from_pools(self, size: int, nbytes: int) -> Block:
+        try:
+            with self.lock:
+                return self.malloc(size, nbytes)
+        except OutOfMemoryError as error:  # the summary takes the lock: add it after
+            raise OutOfMemoryError(f"{error}\n\n{self.summary()}") from None
 
     # ----- the pools: best fit, split, merge ------------------------------------------
 
@@ -245,6 +261,7 @@ class CachingAllocator:
         rest = block.size - size
         if (rest >= GRANULE) if pool is self.small else (rest > SMALL_BLOCK):
             self.split(block, size)
+        self.cached.setdefault(block.size, [])  # where ``release`` will put it
         return block
 
     def best_fit(self, pool: Pool, size: int) -> Block | None:
@@ -342,7 +359,7 @@ class CachingAllocator:
     def empty_cache(self) -> None:
         """``torch.cuda.empty_cache()``: release the cached free segments."""
         with self.lock:
-            self.file_freed()
+            self.tally()
             self.release_cached()
 
     # ----- what the allocator holds ---------------------------------------------------
@@ -353,7 +370,7 @@ class CachingAllocator:
     def reset_peak_stats(self) -> None:
         """Peaks restart from the current values (``reset_peak_memory_stats``)."""
         with self.lock:
-            self.file_freed()
+            self.tally()
             self.peak_allocated_bytes = self.allocated_bytes
             self.peak_reserved_bytes = self.reserved_bytes()
             self.peak_segments = len(self.segments)
@@ -377,7 +394,7 @@ class CachingAllocator:
         fast path keeps few counters: a pool's allocated bytes are found by walking its
         blocks here.)"""
         with self.lock:
-            self.file_freed()
+            self.tally()
             self.file_cached()
             stats: dict[str, int] = {}
             for name, pool in self.pools.items():
@@ -464,6 +481,7 @@ class CachingAllocator:
 
     def out_of_memory_message(self, nbytes: int, segment_size: int) -> str:
         """PyTorch's message: what was asked, why it failed, where the memory is."""
+        self.tally()
         allocated, reserved = self.allocated_bytes, self.reserved_bytes()
         if self.limit is not None and reserved + segment_size > self.limit:
             why = (
@@ -485,7 +503,7 @@ class CachingAllocator:
     def snapshot(self) -> list[dict[str, Any]]:
         """Every segment and its blocks, in address order (``memory.snapshot()``)."""
         with self.lock:
-            self.file_freed()
+            self.tally()
             self.file_cached()
             segments = []
             for segment in self.segments:
