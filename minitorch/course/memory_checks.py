@@ -138,6 +138,11 @@ class RangeStream(IterableDataset):
 SPLIT_CASES = [(0, 10, 2), (3, 17, 3), (5, 7, 3)]  # (start, end, num_workers)
 
 
+def _numbers_loaded(loader: DataLoader) -> list[int]:
+    """Every number a loader of a ``RangeStream`` yields, as Python ints, in order."""
+    return [int(n) for n in loader]
+
+
 @checker
 def check_split_range(split_range: Callable) -> str:
     """Loading ``RangeStream(start, end)`` with workers and ``worker_init_fn=split_range``
@@ -148,7 +153,7 @@ def check_split_range(split_range: Callable) -> str:
                 f"worker_init_fn=split_range)")  # fmt: skip
         loader = DataLoader(RangeStream(start, end), batch_size=None, num_workers=workers,
                             worker_init_fn=split_range, multiprocessing_context="fork")  # fmt: skip
-        got = call_student("split_range", lambda: [int(n) for n in loader], case=case)
+        got = call_student("split_range", _numbers_loaded, loader, case=case)
         expected = list(range(start, end))
         if sorted(got) != expected:
             counts = Counter(got)
@@ -188,9 +193,9 @@ def check_produce_and_consume(produce_and_consume: Callable) -> str:
         raise CheckFailed("this check holds a stream shut on the CUDA emulator: run the setup cell "
                           "(it chooses the emulator), or minitorch.cuda.use_emulator()")  # fmt: skip
     values = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
-    cases = [("x: a 3 x 4 tensor on cuda", minitorch.tensor(values).to("cuda")),
-             ("x: its transpose, a non-contiguous view", minitorch.tensor(values).to("cuda").t())]  # fmt: skip
-    for case, x in cases:
+    x = minitorch.tensor(values).to("cuda")
+    cases = [("x: a 3 x 4 tensor on cuda", x), ("x: its transpose, a non-contiguous view", x.t())]
+    for case, operand in cases:
         producer, consumer = minitorch.cuda.Stream(), minitorch.cuda.Stream()
         gate = threading.Event()
         producer._queue.submit("gate", gate.wait)  # the producer runs nothing until the gate opens
@@ -199,7 +204,8 @@ def check_produce_and_consume(produce_and_consume: Callable) -> str:
         consumer_ran_early = False
         try:
             with collect_launches() as works:
-                z = call_student("produce_and_consume", produce_and_consume, x, producer, consumer, case=case)
+                z = call_student("produce_and_consume", produce_and_consume, operand, producer, consumer,
+                                 case=case)  # fmt: skip
             returned_while_held = not gate.is_set()
             if returned_while_held:
                 deadline = time.perf_counter() + HOLD_SECONDS / 2
@@ -232,6 +238,6 @@ def check_produce_and_consume(produce_and_consume: Callable) -> str:
         expected = (values.T if "transpose" in case else values) * 2 + 1
         minitorch.cuda.synchronize()
         if not np.allclose(z.cpu().numpy(), expected, rtol=1e-6):
-            raise fail("z", case, expected, z.cpu().numpy(),
-                       "y = x * 2 on the producer, then z = y + 1 on the consumer after wait_stream")  # fmt: skip
+            hint = "y = x * 2 on the producer, then z = y + 1 on the consumer after wait_stream"
+            raise fail("z", case, expected, z.cpu().numpy(), hint)
     return "the consumer waits for the producer on the device, and the host never waits"

@@ -25,7 +25,7 @@ import numpy as np
 import minitorch
 import minitorch.multiprocessing as mp
 from minitorch import memory, widgets
-from minitorch.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
+from minitorch.utils.data import DataLoader, Dataset, get_worker_info
 
 # %% [markdown]
 # ## Views cost nothing, copies cost bytes
@@ -193,15 +193,32 @@ big = minitorch.randn(512, 512)               # 1 MiB
 print("references to big:", sys.getrefcount(big) - 1)   # (-1: getrefcount's own argument)
 corner = big[0, :2]                          # 8 bytes worth of view
 alive = weakref.ref(big._storage)            # watch the storage without keeping it
+block = big._storage.ctypes.data             # where its block starts
+viewer = widgets.memory()                    # it holds tensors only weakly
+
+
+def holders():
+    """The labels the memory viewer gives the tensors holding big's block."""
+    viewer.refresh()
+    return [holder["label"] for segment in viewer.state["segments"]
+            for b in segment["blocks"] if b["address"] == block and b["allocated"]
+            for holder in b["holders"]]  # fmt: skip
+
+
 before = memory.memory_allocated()
+print("before del:       held by", holders())
 del big
-print("after del big: storage alive?", alive() is not None, "| freed", before - memory.memory_allocated(), "B")
+print("after del big:    held by", holders(), "| storage alive?", alive() is not None,
+      "| freed", before - memory.memory_allocated(), "B")  # fmt: skip
 del corner
-print("after del corner: storage alive?", alive() is not None, "| freed",
-      before - memory.memory_allocated(), "B")
+print("after del corner: held by", holders(), "| storage alive?", alive() is not None,
+      "| freed", before - memory.memory_allocated(), "B")  # fmt: skip
 
 # %% [markdown]
-# To keep a small piece of a big tensor and let the rest go, copy it:
+# After `del big` the name is gone, but the tensor object is not: the view remembers its
+# base (`corner._base`), and the block stays. Only when the last view goes does the
+# storage die, and the allocator gets its block back at that very moment. To keep a small
+# piece of a big tensor and let the rest go, copy it:
 # `corner = big[0, :2].clone()`.
 #
 # The one thing reference counting cannot free is a **cycle**: objects that refer to each

@@ -129,7 +129,8 @@ def test_split_that_drops_the_remainder_is_rejected() -> None:
         info = get_worker_info()
         dataset = info.dataset
         share = (dataset.end - dataset.start) // info.num_workers  # 14 // 3: 16 never comes
-        dataset.start, dataset.end = dataset.start + worker_id * share, dataset.start + (worker_id + 1) * share
+        first = dataset.start + worker_id * share
+        dataset.start, dataset.end = first, first + share
 
     rejects(check_split_range, floor_shares, "never came", "remainder")
 
