@@ -3,8 +3,9 @@
 A notebook makes a 2 MiB tensor ``x`` with a view ``xt`` and shows
 ``widgets.memory()``. The test checks that each pool is drawn as a strip of blocks, that
 x's block is labelled with both names, that no text is under 11 px; that ``del x, xt``
-in a later cell frees the block on screen; and that a recorded block of code can be
-stepped through with the slider.
+in a later cell frees the block on screen; that a recorded block of code can be stepped
+through with the slider; and that the viewer grows while a cell is still allocating (the
+changes on screen come before the cell's last line prints).
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ mem""",
     """with mem.record():
     y = (small * 2).exp()
 print("KERNEL-STATE " + json.dumps({"frames": len(mem.frames), "allocated": mem.state["allocated"]}))""",
+    """import time
+
+kept = [minitorch.ones(256, 256) * 1.0]
+for i in range(10):  # 256 KiB more every half second: the viewer follows while the cell runs
+    time.sleep(0.5)
+    kept.append(minitorch.ones(256, 256) * 1.0)
+print("LIVE-" + "DONE", flush=True)""",
 ]
 
 
@@ -116,6 +124,30 @@ def test_memory_viewer_draws_blocks_and_follows_the_notebook(lab_server, browser
         widget.locator(".mt-live").click()
         expect(caption).to_contain_text("showing the allocator now")
         lab.screenshot(widget, "memory-recorded")
+
+        # Every change of the allocated bytes on screen, timed, and when the cell's last line
+        # printed: a change before that came while the cell was still running.
+        page.evaluate(
+            """root => {
+              window.mtChanges = [];
+              const changed = () => window.mtChanges.push([performance.now(), +root.dataset.allocated]);
+              new MutationObserver(changed)
+                .observe(root, { attributes: true, attributeFilter: ["data-allocated"] });
+              window.mtDone = null;
+              const outputs = new MutationObserver(() => {
+                const printed = document.body.textContent.includes("LIVE-DONE");
+                if (window.mtDone === null && printed) window.mtDone = performance.now();
+              });
+              outputs.observe(document.body, { childList: true, subtree: true, characterData: true });
+            }""",
+            widget.element_handle(),
+        )
+        before = int(widget.get_attribute("data-allocated"))
+        lab.run_cell(3)
+        page.wait_for_function("() => window.mtDone !== null", timeout=60_000)
+        changes, done = page.evaluate("() => [window.mtChanges, window.mtDone]")
+        during = [allocated for at, allocated in changes if at < done and allocated > before]
+        assert len(set(during)) >= 3, f"too few updates while the cell ran: {changes}, cell done at {done}"
         assert console_errors == []
     except Exception:
         page.screenshot(path=str(OUTPUT / "memory-failure.png"), full_page=True)
