@@ -167,6 +167,7 @@ def test_event_errors_like_pytorch(emulator):
         timed.elapsed_time(minitorch.cuda.Event(enable_timing=True))
     timed.record()
     untimed.record()
+    timed.synchronize()  # done before `end` below is even recorded: elapsed_time >= 0
     with pytest.raises(RuntimeError, match="enable_timing=True"):
         timed.elapsed_time(untimed)
     side, end = minitorch.cuda.Stream(), minitorch.cuda.Event(enable_timing=True)
@@ -280,11 +281,19 @@ def test_a_child_forked_during_a_launch_can_launch(emulator):
 
 def test_work_keeps_its_operands_alive(emulator):
     side = minitorch.cuda.Stream()
-    with minitorch.cuda.stream(side), gated(side):
-        x = host(np.arange(5, dtype=np.float32)).to("cuda")
-        y = x + 1
-        del x  # the queued kernel still holds x's memory
-    assert y.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+    gc.collect()
+    gc.disable()  # (the collector freeing other tests' garbage would move the counts)
+    try:
+        with minitorch.cuda.stream(side), gated(side):
+            x = host(np.arange(50_000, dtype=np.float32)).to("cuda")
+            y = x + 1
+            held = minitorch.cuda.memory_allocated()
+            del x  # the queued kernel still holds x's memory
+            assert minitorch.cuda.memory_allocated() == held
+        assert y[:5].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]  # waits for the kernel, which lets x go
+        assert minitorch.cuda.memory_allocated() <= held - 50_000 * 4
+    finally:
+        gc.enable()
 
 
 def test_a_dropped_stream_lets_its_worker_thread_go(emulator):
