@@ -18,12 +18,26 @@ ES modules a student can read.
 
 ``MinitorchWidget`` is the base class: it adds the *static fallback* every widget has
 (``to_text`` for terminals, ``to_svg`` for nbconvert and slides) to the interactive view.
+
+Displayed in a notebook, a widget writes two outputs: the live view, and its *static
+twin*, the SVG picture and the text that a saved notebook shows where widgets cannot run
+(GitHub, nbviewer, ``nbconvert`` without widget state). The twin has a display id: when
+the widget's state changes (a click, a training step, an allocation) the twin is
+replaced (``update_display_data``), at most ``STATIC_UPDATES_PER_SECOND`` times a second
+and once more after the last change, so the saved picture shows the state the notebook
+was saved in. Where the live view runs, the theme's CSS hides the twin (the CSS exists
+only where the widget runs); in front ends that put each output in its own frame
+(Colab) both are seen.
 """
 
 from __future__ import annotations
 
+import contextvars
 import html
+import math
 import re
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +56,8 @@ ANY_LOCAL_IMPORT = re.compile(r'^\s*import\b.*["\']\./', re.M)
 EXPORTED_NAME = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+([\w$]+)", re.M)
 EXPORT_KEYWORD = re.compile(r"^export\s+(?=(async\s+)?(function|const|let|class)\b)", re.M)
 EXPORT_DEFAULT = re.compile(r"^export\s+default\b.*$", re.M)
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+STATIC_UPDATES_PER_SECOND = 2
 
 
 def widgets_folder() -> Path:
@@ -114,6 +130,8 @@ class MinitorchWidget(anywidget.AnyWidget):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.on_msg(self._send_svg_on_request)
+        self._twins: list[Any] = []  # display handles of the static twins shown so far
+        self._twin_refresh = Throttle(1 / STATIC_UPDATES_PER_SECOND, self._refresh_twins)
 
     def _send_svg_on_request(self, _widget: Any, content: dict, _buffers: Any) -> None:
         """The front end's "SVG" button asks for the static picture drawn here."""
@@ -152,6 +170,38 @@ class MinitorchWidget(anywidget.AnyWidget):
         )
         return data, metadata
 
+    def _ipython_display_(self) -> None:
+        """Show the live view, then its static twin (see the module docstring)."""
+        from IPython.display import display
+
+        bundle_ = self._repr_mimebundle_()
+        if bundle_ is None:
+            return
+        data, metadata = bundle_
+        display({WIDGET_VIEW: data[WIDGET_VIEW]}, metadata=metadata, raw=True)
+        self._twins.append(display(self._twin_bundle(), raw=True, display_id=True))
+        if len(self._twins) == 1:
+            self.observe(self._twin_needs_redraw)
+
+    def _twin_bundle(self) -> dict:
+        text = self.to_text()
+        return {
+            "text/plain": text,
+            "text/html": (
+                f'<div class="minitorch-static minitorch-twin">{self.to_svg()}'
+                f"<details><summary>as text</summary><pre>{html.escape(text)}</pre></details></div>"
+            ),
+        }
+
+    def _twin_needs_redraw(self, change: dict) -> None:
+        if self.trait_metadata(change["name"], "sync"):
+            self._twin_refresh.request()
+
+    def _refresh_twins(self) -> None:
+        bundle_ = self._twin_bundle()
+        for twin in self._twins:
+            twin.update(bundle_, raw=True)
+
     def __repr__(self) -> str:
         return self.to_text()
 
@@ -164,3 +214,44 @@ class MinitorchWidget(anywidget.AnyWidget):
             return None
         self.error = ""
         return result
+
+
+class Throttle:
+    """Runs ``action`` at most once every ``interval`` seconds: at once when it has not run
+    for that long, otherwise once at the end of the interval, so the last request is
+    always served::
+
+        request():  if interval has passed since the last run:  run now
+                    else if no run is scheduled:                 run at last + interval
+
+    A scheduled run happens in a timer thread, inside the context (``contextvars``) of
+    the latest request: the kernel then sends its output for the cell that made the
+    change, where the notebook expects it.
+    """
+
+    def __init__(self, interval: float, action: Any) -> None:
+        self.interval, self.action = interval, action
+        self._last_run = -math.inf
+        self._scheduled: threading.Timer | None = None
+        self._context = contextvars.copy_context()
+        self._lock = threading.Lock()
+
+    def request(self) -> None:
+        with self._lock:
+            wait = self._last_run + self.interval - time.monotonic()
+            if wait > 0:
+                self._context = contextvars.copy_context()
+                if self._scheduled is None:
+                    self._scheduled = threading.Timer(wait, self._run_scheduled)
+                    self._scheduled.daemon = True
+                    self._scheduled.start()
+                return
+            self._last_run = time.monotonic()
+        self.action()
+
+    def _run_scheduled(self) -> None:
+        with self._lock:
+            self._scheduled = None
+            self._last_run = time.monotonic()
+            context = self._context
+        context.run(self.action)

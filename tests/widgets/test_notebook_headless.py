@@ -25,12 +25,13 @@ def executed():
 
 
 def test_every_widget_cell_has_a_live_view_and_a_static_picture(executed) -> None:
-    widget_outputs = [output for cell in executed.cells if cell.cell_type == "code"
-                      for output in cell.outputs if WIDGET_VIEW in output.get("data", {})]  # fmt: skip
-    assert len(widget_outputs) == 7
-    for output in widget_outputs:
-        assert "<svg" in output["data"]["text/html"]
-        assert output["data"]["text/plain"]
+    # each live view is followed by its static twin (the picture kept for places without widgets)
+    pairs = [(outputs[i], outputs[i + 1]) for outputs in (c.get("outputs", []) for c in executed.cells)
+             for i, output in enumerate(outputs) if WIDGET_VIEW in output.get("data", {})]  # fmt: skip
+    assert len(pairs) == 7
+    for _live, twin in pairs:
+        assert "<svg" in twin["data"]["text/html"]
+        assert twin["data"]["text/plain"]
     assert "state" in executed.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]
 
 
@@ -47,4 +48,4 @@ def test_html_export_without_widget_state_shows_the_pictures(executed) -> None:
     notebook = nbformat.from_dict(json.loads(json.dumps(executed)))
     notebook.metadata.pop("widgets", None)  # what a front end without widgets would keep
     body, _ = HTMLExporter().from_notebook_node(notebook)
-    assert body.count('class="minitorch-static"') == 7
+    assert body.count('class="minitorch-static minitorch-twin"') == 7
