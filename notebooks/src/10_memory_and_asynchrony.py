@@ -52,9 +52,9 @@ for line in ["x = minitorch.randn(256, 256)",   # 256 * 256 * 4 bytes
              "c = xt.contiguous()",             # a copy in the transposed order
              "y = x + x"]:                      # a new result
     print(f"{line:34} {allocated_by(line, namespace):>8,} bytes")
-ns = namespace
-print("views share the storage:", ns["xt"]._storage is ns["x"]._storage, "| the copy does not:",
-      ns["c"]._storage is ns["x"]._storage)
+x, xt, c = namespace["x"], namespace["xt"], namespace["c"]
+print("strides: x", x.stride(), "| xt", xt.stride(), "| c", c.stride())
+print("xt shares x's storage:", xt._storage is x._storage, "| c does not:", c._storage is not x._storage)
 
 # %% [markdown]
 # A view is a new *header* (shape, strides, offset) over the same storage: 0 bytes.
@@ -81,7 +81,7 @@ print("views share the storage:", ns["xt"]._storage is ns["x"]._storage, "| the 
 # **reserved** (bytes of all segments: allocated plus the cache).
 
 # %%
-del namespace, ns
+del namespace, x, xt, c
 memory.empty_cache()
 base_allocated, base_reserved = memory.memory_allocated(), memory.memory_reserved()
 
@@ -156,9 +156,11 @@ print(f"peak (frame {peak_frame}): {allocated[peak_frame]:,} B, {mem.frames[peak
 print(f"end of backward: {allocated[-1]:,} B")
 
 # %% [markdown]
-# What is still held after `backward()`? The loss (one 0-d block) and the gradients; the
-# activations are gone. The graph was freed by **reference counting**: no autograd node
-# refers back to the tensors that refer to it, so there is no cycle to wait for.
+# What is still held after `backward()`? What was there before (parameters, inputs,
+# gradients, now updated in place) and the 0-d loss; the activations are gone. Backward
+# drops each node's saved tensors once it has used them, and the graph's nodes die with
+# `loss` by **reference counting**: a node refers to its inputs' nodes, never back to the
+# tensors that refer to it, so there is no cycle to wait for.
 #
 # ### `torch.no_grad()` changes the picture
 #
@@ -250,8 +252,10 @@ gc.enable()
 # storage, in place, into a named **shared-memory segment** that several processes can
 # map at once; then a child's in-place write is seen by the parent.
 #
-# The cells below start processes with `fork` (Linux and Colab; on macOS and Windows,
-# put the child's function in a `.py` file and use `spawn`).
+# The cells below start processes with `fork`, Linux's default (and Colab's): the child
+# starts as a copy of this notebook's process, so it knows the functions defined here. On
+# macOS and Windows processes start with `spawn`, a fresh interpreter that can only import
+# code: put the children's functions and the datasets of the next section in a `.py` file.
 
 # %%
 def add_ten(t):
