@@ -15,6 +15,7 @@ import numpy as np
 
 from minitorch._tensor import Tensor
 from minitorch.layout import is_contiguous
+from minitorch.widgets.colors import tensor_color
 
 MAX_VALUES = 64  # tensors with more elements get a summary instead of their values
 
@@ -78,7 +79,8 @@ def summary(array: np.ndarray) -> str:
 
 def describe(t: Tensor | None, max_values: int = MAX_VALUES) -> dict | None:
     """Everything a widget shows about ``t``: shape, dtype, device, strides, offset,
-    contiguity, ``values`` (nested lists, when at most ``max_values`` elements) or
+    contiguity, ``color`` (the tensor's colour on the page, the same in every widget:
+    ``colors.py``), ``values`` (nested lists, when at most ``max_values`` elements) or
     ``summary`` (a string, otherwise)."""
     if t is None:
         return None
@@ -91,6 +93,7 @@ def describe(t: Tensor | None, max_values: int = MAX_VALUES) -> dict | None:
         "contiguous": is_contiguous(t._shape, t._strides),
         "numel": t.numel(),
         "requires_grad": t.requires_grad,
+        "color": tensor_color(t),
     }
     array = host_values(t)
     if t.numel() <= max_values:
