@@ -249,7 +249,9 @@ print(f"4 launches returned after {launched * 1e3:.1f} ms; the work finished aft
 #   kernel. (Benchmarks call `torch.cuda.synchronize()` before reading the clock.)
 # * **Errors show up late**: a failing kernel is reported at the next synchronising call,
 #   not at the line that launched it (`CUDA_LAUNCH_BLOCKING=1` makes launches synchronous
-#   for debugging). minitorch's emulator always runs launches synchronously.
+#   for debugging). minitorch's emulator queues its launches the same way, one worker
+#   thread per stream: chapter 10 times a launch with and without `synchronize()` and
+#   uses `minitorch.cuda.Stream` and `Event`.
 #
 # ## The caching memory pool
 #
@@ -258,7 +260,9 @@ print(f"4 launches returned after {launched * 1e3:.1f} ms; the work finished aft
 # PyTorch never gives freed memory back to the driver: its **caching allocator** keeps
 # freed blocks in pools by size and hands them out again. `torch.cuda.memory_allocated()`
 # counts memory in live tensors; `memory_reserved()` also counts the cached blocks. CuPy,
-# which minitorch's CUDA backend uses, has the same design (`cupy.get_default_memory_pool()`).
+# which minitorch's CUDA backend uses, has the same design (`cupy.get_default_memory_pool()`),
+# and so has minitorch's own allocator for the CPU and the emulator
+# (`minitorch/backends/allocator.py`, watched at work in chapter 10).
 #
 # A toy version shows the idea: round sizes up to a bucket, reuse a free block of the same
 # bucket, and only "call the driver" when none is free.
