@@ -36,6 +36,7 @@ import traitlets
 from minitorch import dispatch
 from minitorch import memory as cpu_memory
 from minitorch._tensor import Tensor
+from minitorch.widgets.colors import tensor_color
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
 from minitorch.widgets.memory_live import Follower, Recorder, byte_counts, bytes_text, memory_api
 from minitorch.widgets.memory_names import TensorFinder, library_names, saved_for_backward, tensor_names
@@ -45,7 +46,7 @@ from minitorch.widgets.svg import Drawing
 def holder_label(t: Tensor, names: dict[int, str], saved: dict[int, str]) -> dict:
     """How a tensor holding a block is labelled: its name, or ``tensor (3, 4) float32``
     with what keeps it (``saved by TanhBackward0``) or made it (``from MulBackward0``);
-    a view says whose view it is."""
+    a view says whose view it is. ``color`` is the tensor's colour in every widget."""
     shape = tuple(t._shape)
     name = names.get(id(t))
     if name is None:
@@ -59,7 +60,7 @@ def holder_label(t: Tensor, names: dict[int, str], saved: dict[int, str]) -> dic
     if view:
         base = names.get(id(t._base))
         label = f"{name} (view of {base})" if base else f"{name} (view)"
-    return {"label": label, "view": view}
+    return {"label": label, "view": view, "color": tensor_color(t)}
 
 
 FIELDS_READ = ("_storage", "_shape", "dtype", "device", "_grad", "_grad_fn", "_base")  # of each tensor

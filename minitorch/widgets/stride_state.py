@@ -34,6 +34,7 @@ from minitorch.layout import (
     storage_span,
     view_strides,
 )
+from minitorch.widgets.colors import tensor_color
 from minitorch.widgets.tensor_info import storage_values
 
 MAX_ELEMENTS = 1024  # the most logical elements (or storage cells) a view may draw
@@ -399,7 +400,8 @@ class ViewChain:
             owners.setdefault(self.storage_index(v), self.views[v].name)
         return {
             "storages": [
-                {"values": storage_values(s), "dtype": s.dtype.name, "owner": owners[i]}
+                {"values": storage_values(s), "dtype": s.dtype.name, "owner": owners[i],
+                 "color": tensor_color(s)}
                 for i, s in enumerate(storages)
             ],
             "views": views,

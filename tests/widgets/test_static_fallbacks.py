@@ -20,7 +20,7 @@ nbconvert = pytest.importorskip("nbconvert")
 
 from every_widget import NOTEBOOK_CELLS  # noqa: E402 - after the skips
 
-from minitorch.widgets.frontend import STATIC_UPDATES_PER_SECOND, WIDGET_VIEW, Throttle  # noqa: E402
+from minitorch.widgets.frontend import WIDGET_VIEW, Throttle  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # What each widget's picture must show: text drawn from the program's own tensors.

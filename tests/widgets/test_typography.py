@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from every_widget import every_widget
 
 from minitorch.widgets import svg
 from minitorch.widgets.frontend import styles, widgets_folder
-
-from every_widget import every_widget
 
 SMALLEST_PX = 11
 THEME_SIZE = re.compile(r"--mt-text-([\w-]+):\s*(\d+(?:\.\d+)?)px")
@@ -38,7 +37,8 @@ def css_problems(name: str, source: str) -> list[str]:
     the scale (``font: inherit`` and the like are fine: they take the parent's size)."""
     scale = theme_scale()
     problems = []
-    values = CSS_FONT_SIZE.findall(source) + [v for v in CSS_FONT_SHORTHAND.findall(source) if re.search(r"\d", v)]
+    shorthands = [v for v in CSS_FONT_SHORTHAND.findall(source) if re.search(r"\d", v)]
+    values = CSS_FONT_SIZE.findall(source) + shorthands
     for value in (v.strip() for v in values):
         variable = re.fullmatch(r"var\(--mt-text-([\w-]+)\)", value)
         if variable:
