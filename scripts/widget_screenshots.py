@@ -1,0 +1,174 @@
+"""Screenshots of every widget at three notebook widths, for ``docs/widgets.md``.
+
+    python scripts/widget_screenshots.py          # writes docs/screenshots/*.png
+
+It starts JupyterLab on 127.0.0.1 (the browser tests' settings: a temporary root, a
+random token, no news popups), opens a notebook with one cell per widget (the cells of
+``tests/widgets/every_widget.py``) in headless Chromium driven by Playwright, runs it,
+and for each width in ``WIDTHS`` sets the window to that width (the left sidebar
+closed, so the notebook is about that wide), waits for the widgets to lay themselves
+out again, and saves each widget's output, cropped to the widget, as
+``docs/screenshots/<widget>-<width>.png``: a 256-colour palette PNG, a few tens of kB.
+Then it writes the gallery page ``docs/widgets.md``. Run it after a visible change to
+a widget, and commit the pictures with the change.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests" / "widgets"), str(ROOT / "tests" / "browser")]
+
+from conftest import CHROMIUM, CHROMIUM_FLAGS, SETTINGS, _free_port  # noqa: E402 - the browser tests' own
+from every_widget import NOTEBOOK_CELLS  # noqa: E402
+
+WIDTHS = (800, 1000, 1400)
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+PAGE = ROOT / "docs" / "widgets.md"
+# What each cell shows, for the gallery page.
+CAPTIONS = {
+    "strides": "`widgets.strides(t, tT=t.t(), row=t[1])`: one storage, three views of it.",
+    "broadcast": "`widgets.broadcast(a, b)`: how the shapes of `a + b` line up.",
+    "graph": "`widgets.graph(loss, params=model)`: the autograd graph, with step-through backward.",
+    "static_graph": "`widgets.graph(compiled, autograd=eager_loss)`: a compiled training step's graph.",
+    "dispatch_trace": "`widgets.dispatch_trace()`: every kernel a block dispatched (compilation apart).",
+    "memory": "`widgets.memory()`: the caching allocator's blocks, labelled with their tensors.",
+    "Playground": "`widgets.Playground(...)`: TensorFlow Playground on a real minitorch MLP.",
+}
+WIDGET_SELECTOR = ".mt-widget, .mt-pg"
+
+
+def screenshot_name(widget: str, width: int) -> str:
+    return f"{widget}-{width}.png"
+
+
+def notebook_json() -> str:
+    cells = [{"cell_type": "code", "metadata": {"name": name}, "source": source,
+              "outputs": [], "execution_count": None} for name, source in NOTEBOOK_CELLS.items()]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    return json.dumps(notebook)
+
+
+def start_lab(root: Path) -> tuple[subprocess.Popen, str]:
+    """JupyterLab serving ``root``; returns the process and the notebook's URL."""
+    for name, values in SETTINGS.items():
+        path = root / ".settings" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    (root / ".workspaces").mkdir()
+    port, token = _free_port(), secrets.token_hex(16)
+    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(root / ".settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(root / ".workspaces"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))  # fmt: skip
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True", "--allow-root"]  # fmt: skip
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=root)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(180):
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
+                return server, f"{base}/lab/tree/widgets.ipynb?token={token}&reset"
+        except OSError:
+            time.sleep(0.5)
+    server.kill()
+    raise RuntimeError("JupyterLab did not start")
+
+
+def optimised_png(png: bytes) -> bytes:
+    """The screenshot as a 256-colour palette PNG (widgets use few colours)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def take_screenshots(url: str) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    written = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": WIDTHS[-1], "height": 2400})
+        page.goto(url, wait_until="domcontentloaded")
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                               " && window.jupyterapp.shell.currentWidget.content", timeout=120_000)  # fmt: skip
+        page.wait_for_function("() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+                               ".some(e => /\\|\\s*Idle/.test(e.textContent))", timeout=120_000)  # fmt: skip
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_function(f"() => document.querySelectorAll('{WIDGET_SELECTOR}').length >= {len(NOTEBOOK_CELLS)}",
+                               timeout=300_000)  # fmt: skip
+        page.wait_for_function("() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
+                               ".some(e => /\\|\\s*Idle/.test(e.textContent))", timeout=300_000)  # fmt: skip
+        visible_twins = page.locator(".minitorch-twin:visible").count()
+        if visible_twins:  # the static twin must hide where the live view runs
+            raise RuntimeError(f"{visible_twins} static pictures are visible beside their live widgets")
+        cells = page.locator(".jp-Notebook .jp-Cell")
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 2400})
+            page.wait_for_timeout(2000)  # resize observers lay the widgets out again
+            for index, name in enumerate(NOTEBOOK_CELLS):
+                widget = cells.nth(index).locator(WIDGET_SELECTOR).first
+                widget.scroll_into_view_if_needed()
+                page.wait_for_timeout(300)
+                path = SCREENSHOTS / screenshot_name(name, width)
+                path.write_bytes(optimised_png(widget.screenshot(animations="disabled")))
+                written.append(path)
+                print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} kB")
+        browser.close()
+    return written
+
+
+def write_page() -> None:
+    lines = [
+        "# The widgets at three widths",
+        "",
+        "Every widget of `minitorch.widgets`, as JupyterLab draws it in a notebook 800, 1,000",
+        "and 1,400 pixels wide (the left sidebar closed). The pictures are made by",
+        "`python scripts/widget_screenshots.py` from the cells of `tests/widgets/every_widget.py`;",
+        "run it again after a visible change. The look follows one theme (`widgets/theme.css`):",
+        "one type scale with no text under 11 px, colour only for meaning (blue inputs, green",
+        "parameters, orange gradients and repeated reads, purple outputs, teal kernel time,",
+        "grey dashed compilation), and the same colour for the same tensor in every widget.",
+        "",
+    ]
+    for name in NOTEBOOK_CELLS:
+        lines += [f"## {name}", "", CAPTIONS[name], ""]
+        for width in WIDTHS:
+            lines += [f"![{name} at {width} px](screenshots/{screenshot_name(name, width)})", ""]
+    PAGE.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main() -> None:
+    if not CHROMIUM.exists():
+        raise SystemExit(f"{CHROMIUM} is missing: install Debian's chromium (tests/run.sh does)")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="widget-screenshots-"))
+    (root / "widgets.ipynb").write_text(notebook_json(), encoding="utf-8")
+    server, url = start_lab(root)
+    try:
+        take_screenshots(url)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        shutil.rmtree(root, ignore_errors=True)
+    write_page()
+
+
+if __name__ == "__main__":
+    main()
