@@ -192,10 +192,15 @@ class CachingAllocator:
         self.peak_reserved_bytes = self.peak_segments = 0
         self.alloc_retries = self.ooms = 0
         self.lock = threading.Lock()
+        if hasattr(os, "register_at_fork"):  # a lock another thread held at a fork stays
+            os.register_at_fork(after_in_child=self.unlock_after_fork)  # held in the child
         # At exit Python tears its objects down in no useful order; the storages that die
         # then need no bookkeeping.
         self.closed = False
         atexit.register(setattr, self, "closed", True)
+
+    def unlock_after_fork(self) -> None:
+        self.lock = threading.Lock()
 
     # ----- the fast path: every op allocates its output here --------------------------
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import pickle
 import threading
 from collections.abc import Iterator
@@ -237,6 +238,20 @@ def test_blocks_freed_in_other_threads_are_counted():
     assert stats["allocation.all.current"] == 0 and stats["allocated_bytes.all.current"] == 0
     assert stats["allocation.all.allocated"] == 3 * 3 * 399
     assert blocks(allocator) == [("small_pool", 0, SMALL_SEGMENT, False)] * stats["segment.all.current"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_allocates_and_writes_in_its_own_copy():
+    """Segments are private mappings: a DataLoader worker started by fork gets its own
+    copy (on write) of the parent's memory, and its allocator its own bookkeeping."""
+    x = mt.zeros(100)
+    pid = os.fork()
+    if pid == 0:  # the child: write the parent's tensor, allocate new ones
+        x.add_(1)
+        y = mt.ones(100) * 2
+        os._exit(0 if (x.sum().item(), y.sum().item()) == (100.0, 200.0) else 1)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert x.sum().item() == 0.0
 
 
 # ----- out of memory -------------------------------------------------------------------
