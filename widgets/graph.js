@@ -22,6 +22,7 @@ const MIN_CANVAS = 240;
 const MAX_CANVAS = 760;
 const PAD = 16;
 const SPEEDS = [["slow", 1500], ["normal", 900], ["fast", 600]]; // ms per step while playing
+const TENSOR_KINDS = new Set(["leaf", "param", "output"]); // nodes that stand for a student's tensor
 
 // Draw nodes and edges into the SVG group; returns {nodes: id -> <g>, edges: [<path>]}.
 export function drawGraph(group, graph, arrowId = "mt-arrow") {
@@ -49,6 +50,9 @@ export function drawGraph(group, graph, arrowId = "mt-arrow") {
     const [x, y, w, h] = boxes[node.id];
     const box = svgEl("g", { class: `mt-node mt-kind-${node.kind}`, "data-node": node.id, transform: `translate(${x},${y})` },
       svgEl("rect", { width: w, height: h, rx: node.kind === "op" || node.kind === "view" ? 4 : 10 }),
+      // a tensor the student made: a strip in its colour, the same in every widget (colors.py)
+      TENSOR_KINDS.has(node.kind) && node.tensor?.color
+        ? svgEl("line", { x1: 5, y1: 7, x2: 5, y2: h - 7, class: "mt-tensor-color", style: `stroke:${node.tensor.color};stroke-width:4` }) : null,
       svgEl("text", { x: w / 2, y: 15, class: "mt-node-label" }, node.label),
       svgEl("text", { x: w / 2, y: 31, class: "mt-node-sub" }, node.sub),
       svgEl("title", {}, `${node.label} (${node.kind})`));

@@ -76,7 +76,8 @@ function blockTable(state, selected, select) {
         el("td", {}, segment.pool), el("td", {}, `${segment.index}:${block.offset}`), el("td", {}, bytesText(block.size)),
         el("td", {}, bytesText(block.requested)),
         el("td", {}, ...(block.holders.length
-          ? block.holders.flatMap((h, i) => [i ? ", " : "", el("span", { class: h.view ? "mt-view" : "" }, h.label)])
+          ? block.holders.flatMap((h, i) => [i ? ", " : "", el("span", { class: h.view ? "mt-view" : "",  // h.color: the tensor's colour in every widget
+            style: h.color ? `border-left:4px solid ${h.color};padding-left:4px` : null }, h.label)])
           : [blockLabel(block)]))));
     }
   }

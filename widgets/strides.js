@@ -67,6 +67,7 @@ export function drawStrides(root, state, options = {}) {
       : `storage ${s} cell ${p} is not read by any view (unused memory)`;
   };
 
+  const tensorColor = (storage) => (storage && storage.color ? `border-color:${storage.color};color:${storage.color}` : null);
   const storageStrips = storages.map((storage, s) => {
     const row = el("div", { class: "mt-strip" });
     storage.values.forEach((value, p) => {
@@ -81,7 +82,8 @@ export function drawStrides(root, state, options = {}) {
       cells[s].push(cell);
       row.append(cell);
     });
-    return el("div", { class: "mt-storage" },
+    // the storage's colour is the tensor's colour in every widget of the page (colors.py)
+    return el("div", { class: "mt-storage", style: storage.color ? `border-left:4px solid ${storage.color};padding-left:6px` : null },
       el("div", { class: "mt-caption" }, `storage ${s} · ${storage.dtype} · ${storage.values.length} cells · first used by ${storage.owner}`), row);
   });
 
@@ -93,7 +95,7 @@ export function drawStrides(root, state, options = {}) {
       el("span", { class: "mt-badge " + (view.viewable ? "mt-good" : "mt-warn"), title: "can .view(-1) reuse this storage?" },
         view.viewable ? ".view(-1) ok" : ".view(-1) needs a copy"),
       view.copied ? el("span", { class: "mt-badge mt-copy", title: "this op wrote a new storage" }, "copy → new storage") : null,
-      el("span", { class: "mt-badge" }, `storage ${view.storage}`),
+      el("span", { class: "mt-badge", style: tensorColor(storages[view.storage]) }, `storage ${view.storage}`),
       repeatBadge(view),
     ];
     const field = (key, value) => el("input", {

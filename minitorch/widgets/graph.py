@@ -318,6 +318,8 @@ class GraphWidget(MinitorchWidget):
             x, y = x + margin, y + margin
             drawing.rect(x, y, w, h, fill=fills[node["kind"]], stroke=COLORS["line"], radius=6,
                          dash=node["kind"] == "view")  # fmt: skip
+            if node["kind"] in ("leaf", "param", "output") and (node.get("tensor") or {}).get("color"):
+                drawing.line(x + 5, y + 7, x + 5, y + h - 7, color=node["tensor"]["color"], width=4)
             drawing.text(x + w / 2, y + 15, node["label"], size=LABEL_PX, bold=node["kind"] != "op")
             drawing.text(x + w / 2, y + 31, node["sub"], size=SUB_PX, color="muted")
         return str(drawing)

@@ -314,6 +314,8 @@ def memory_svg(state: dict) -> str:
         y += strip + 30
     for segment, block in allocated:
         held = ", ".join(h["label"] for h in block["holders"]) or "held by no tensor found"
+        if block["holders"] and block["holders"][0].get("color"):  # the tensor's colour in every widget
+            drawing.line(left - 6, y - 10, left - 6, y + 2, color=block["holders"][0]["color"], width=4)
         drawing.text(left, y, f"{segment['pool']} {segment['index']}:{block['offset']}  "
                               f"{bytes_text(block['size'])}  {held}", anchor="start", size=11)  # fmt: skip
         y += 16

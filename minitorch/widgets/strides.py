@@ -178,6 +178,8 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
     for s, storage in enumerate(storages):
         drawing.text(gap, y + 11, f"storage {s} ({storage['dtype']}), first used by {storage['owner']}",
                      anchor="start", color="muted")  # fmt: skip
+        if storage.get("color"):  # the tensor's colour in every widget of the page
+            drawing.line(gap - 8, y + 18, gap - 8, y + 18 + cell, color=storage["color"], width=4)
         used = {p for v in views if v["storage"] == s for p in v["positions"]}
         reads = _reads_per_cell([v for v in views if v["storage"] == s])
         for p, value in enumerate(storage["values"]):
