@@ -33,12 +33,12 @@ COLORS = {
     "warm": "#e8833a",
     "good": "#2e9e5b",
     "bad": "#d64545",
-    "leaf": "#dbe9ff",
-    "param": "#cfe3d8",
+    "leaf": MEANING["input"][1],
+    "param": MEANING["param"][1],
     "op": "#f4f5f7",
-    "output": "#d8f0dc",
+    "output": MEANING["output"][1],
     "saved": "#fff1d6",
-    "module": "#ece4fb",
+    "module": "#f4f5f7",
 }
 
 
