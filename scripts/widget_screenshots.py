@@ -69,13 +69,15 @@ def start_lab(root: Path) -> tuple[subprocess.Popen, str]:
         path.write_text(json.dumps(values))
     (root / ".workspaces").mkdir()
     port, token = _free_port(), secrets.token_hex(16)
+    python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(root / ".settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(root / ".workspaces"),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))  # fmt: skip
-    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True", "--allow-root"]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=root)
+               JUPYTERLAB_WORKSPACES_DIR=str(root / ".workspaces"), PYTHONPATH=python_path)  # fmt: skip
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1",
+               f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+               "--allow-root"]  # fmt: skip
+    quiet = subprocess.DEVNULL
+    server = subprocess.Popen(command, stdout=quiet, stderr=quiet, env=env, cwd=root)
     base = f"http://127.0.0.1:{port}"
     for _ in range(180):
         try:
@@ -91,7 +93,8 @@ def optimised_png(png: bytes) -> bytes:
     """The screenshot as a 256-colour palette PNG (widgets use few colours)."""
     from PIL import Image
 
-    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT)
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
@@ -102,22 +105,24 @@ def take_screenshots(url: str) -> list[Path]:
 
     written = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS,
+                                             headless=True)  # fmt: skip
         page = browser.new_page(viewport={"width": WIDTHS[-1], "height": 2400})
         page.goto(url, wait_until="domcontentloaded")
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                               " && window.jupyterapp.shell.currentWidget.content", timeout=120_000)  # fmt: skip
+                               " && window.jupyterapp.shell.currentWidget.content",
+                               timeout=120_000)  # fmt: skip
         page.wait_for_function("() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
                                ".some(e => /\\|\\s*Idle/.test(e.textContent))", timeout=120_000)  # fmt: skip
         page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function(f"() => document.querySelectorAll('{WIDGET_SELECTOR}').length >= {len(NOTEBOOK_CELLS)}",
-                               timeout=300_000)  # fmt: skip
+        rendered = f"document.querySelectorAll('{WIDGET_SELECTOR}').length >= {len(NOTEBOOK_CELLS)}"
+        page.wait_for_function(f"() => {rendered}", timeout=300_000)
         page.wait_for_function("() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
                                ".some(e => /\\|\\s*Idle/.test(e.textContent))", timeout=300_000)  # fmt: skip
         visible_twins = page.locator(".minitorch-twin:visible").count()
         if visible_twins:  # the static twin must hide where the live view runs
-            raise RuntimeError(f"{visible_twins} static pictures are visible beside their live widgets")
+            raise RuntimeError(f"{visible_twins} static twins are visible beside their live widgets")
         cells = page.locator(".jp-Notebook .jp-Cell")
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 2400})

@@ -31,7 +31,7 @@ CONTENT = {
     "dispatch_trace": ["Relu", "calls", "compile (once)"],
     "static_graph": ["forward", "backward", "optimizer", "model.0.weight"],
     "memory": ["memory on cpu", "small pool"],
-    "Playground": ["<image", "<circle"],
+    "Playground": ["EPOCH", "Test loss", "<image", "<circle"],
 }
 # After display, change the state: the saved pictures must show the change.
 LATER = """\

@@ -7,7 +7,10 @@ Playground still shows something useful, as every minitorch widget does
 * ``summary_text``: the settings line, the network's layer sizes, the epoch, losses and
   accuracy;
 * ``boundary_svg``: the 100x100 decision boundary (a PNG image inside the SVG, written
-  by ``png`` below in a dozen lines) with the training points on top.
+  by ``png`` below in a dozen lines) with the training points on top;
+* ``playground_svg``: the picture a saved notebook shows, laid out like the page: the
+  epoch counter in the top band, then the output column (losses, the loss chart with
+  the test loss dark and the training loss grey) beside the decision boundary.
 """
 
 from __future__ import annotations
@@ -100,3 +103,47 @@ def boundary_svg(keys: list[str], planes: bytes, points: dict[str, Any], size: i
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def playground_svg(trainer: Any, boundary: str) -> str:
+    """The Playground as a static picture (``boundary``: ``boundary_svg``'s output)."""
+    from minitorch.widgets.playground.config import to_string
+    from minitorch.widgets.playground.history import TEST_COLOUR, TRAIN_COLOUR
+    from minitorch.widgets.svg import BODY, SMALL, TYPE_SCALE, Drawing
+
+    drawing = Drawing(560, 300)
+    drawing.rect(0, 0, 560, 64, fill="#f1f3f4", stroke="none")
+    drawing.text(16, 22, "EPOCH", size=SMALL, color="muted", anchor="start")
+    drawing.text(16, 50, f"{trainer.epoch:07,d}", size=TYPE_SCALE["number"], anchor="start")
+    drawing.text(150, 22, "SETTINGS", size=SMALL, color="muted", anchor="start")
+    drawing.text(150, 42, to_string(trainer.config) or "default settings", size=BODY, anchor="start")
+    drawing.text(16, 90, "OUTPUT", size=SMALL, color="muted", anchor="start")
+    history = list(trainer.history)
+    if history:
+        last = history[-1]
+        rows = [("Test loss", f"{last.test_loss:.3f}"), ("Training loss", f"{last.train_loss:.3f}")]
+        if last.test_accuracy is not None:
+            rows.append(("Test accuracy", f"{last.test_accuracy:.1%}"))
+        for k, (name, value) in enumerate(rows):
+            drawing.text(16, 112 + 18 * k, name, size=BODY, anchor="start")
+            drawing.text(150, 112 + 18 * k, value, size=BODY, anchor="start")
+        left, top, width, height = 40, 180, 240, 90  # the loss chart: loss up, epoch across
+        highest = max(max(e.test_loss, e.train_loss) for e in history) or 1.0
+        drawing.line(left, top, left, top + height, color="muted")
+        drawing.line(left, top + height, left + width, top + height, color="muted")
+        drawing.text(left - 4, top + 8, f"{highest:.2g}", size=SMALL, color="muted", anchor="end")
+        drawing.text(left - 4, top + height, "0", size=SMALL, color="muted", anchor="end")
+        drawing.text(left + width, top + height + 14, f"epoch {history[-1].epoch}", size=SMALL,
+                     color="muted", anchor="end")  # fmt: skip
+        first = history[0].epoch
+        span = max(history[-1].epoch - first, 1)
+        for field, colour in (("train_loss", TRAIN_COLOUR), ("test_loss", TEST_COLOUR)):
+            points = [(left + width * (e.epoch - first) / span,
+                       top + height * (1 - getattr(e, field) / highest)) for e in history]  # fmt: skip
+            if len(points) == 1:
+                points.append(points[0])
+            drawing.path(points, color=colour, width=1.5, arrow=False)
+    nested = boundary.replace('<svg xmlns="http://www.w3.org/2000/svg"', '<svg x="330" y="84"', 1)
+    drawing.parts.append(nested)  # an <svg> inside the picture, placed at (330, 84)
+    drawing.text(330, 298, "orange -1 .. blue +1", size=SMALL, color="muted", anchor="start")
+    return str(drawing)

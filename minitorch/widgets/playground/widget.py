@@ -59,7 +59,7 @@ from minitorch.widgets.playground.render import (
     points_view,
     status_view,
 )
-from minitorch.widgets.playground.static import boundary_svg, summary_text
+from minitorch.widgets.playground.static import boundary_svg, playground_svg, summary_text
 from minitorch.widgets.playground.trainer import Trainer
 
 MAX_SYNCS_PER_SECOND = 15
@@ -280,7 +280,7 @@ class Playground(MinitorchWidget):
         return summary_text(self.trainer)
 
     def to_svg(self) -> str:
-        return boundary_svg(self.net.get("planes", []), self.frame, self.points)
+        return playground_svg(self.trainer, boundary_svg(self.net.get("planes", []), self.frame, self.points))
 
     def redraw(self) -> None:
         """Send everything to the page again (after changing ``pg.model`` in place)."""
