@@ -29,8 +29,10 @@ The design, in the order a request meets it:
   the rest stays free in the pool (in the small pool when at least 512 B are left; in
   the large pool when more than 1 MiB is left, so a large block is not chopped into
   pieces nobody can use).
-* **Merge.** A freed block is merged with its free neighbours in the same segment, so
-  the pieces of a split grow back into one big block.
+* **Merge.** A free block is merged with its free neighbours in the same segment, so
+  the pieces of a split grow back into one big block. (PyTorch merges at once; here a
+  freed block first waits in a cache of its exact size, and is merged when a request
+  that cache cannot serve arrives: see ``CachingAllocator``.)
 * **New segment.** Only when no free block fits is a new segment reserved. If that would
   pass the memory limit (``set_memory_limit``, ``set_per_process_memory_fraction``), or
   the system refuses, the allocator first gives back its cached free segments and tries
