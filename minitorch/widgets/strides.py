@@ -164,7 +164,10 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
         blocks = _blocks(shape)
         rows.append((view, r * cell * blocks + 36 + (blocks - 1) * 6))
     grid_width = max((_cols(v["shape"]) * cell for v in views), default=0)
-    width = max(widest_storage * cell, grid_width, 360) + 2 * gap
+    # a view's title line: its title, then "not contiguous" and "stride 0: repeats" at most
+    title_width = max((text_width(_view_title(v) + "not contiguous  stride 0: repeats") + 36
+                       for v in views), default=0)  # fmt: skip
+    width = max(widest_storage * cell, grid_width, title_width, 360) + 2 * gap
     height = gap + len(storages) * (cell + 34) + sum(h for _, h in rows) + gap
     if broadcast_info:
         height += 60
@@ -192,10 +195,7 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
             drawing.text(x + cell / 2, y + 18 + cell + 12, str(p), color="muted")
         y += cell + 34
     for view, h in rows:
-        title = (
-            f"{view['label']}  shape {tuple(view['shape'])}  strides {tuple(view['strides'])}  "
-            f"offset {view['offset']}"
-        )
+        title = _view_title(view)
         drawing.text(gap, y + 12, title, anchor="start", bold=True)
         badge = "contiguous" if view["contiguous"] else "not contiguous"
         drawing.text(gap + text_width(title, 11) + 12, y + 12, badge, anchor="start",
@@ -216,6 +216,11 @@ def stride_svg(state: dict, broadcast_info: dict | None = None) -> str:
             drawing.text(x + cell / 2, yy + 32, f"@{position}", color="accent")
         y += h
     return str(drawing)
+
+
+def _view_title(view: dict) -> str:
+    return (f"{view['label']}  shape {tuple(view['shape'])}  strides {tuple(view['strides'])}  "
+            f"offset {view['offset']}")  # fmt: skip
 
 
 def _reads_per_cell(views: list[dict]) -> dict[int, int]:
