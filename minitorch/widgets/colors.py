@@ -24,8 +24,9 @@ import weakref
 from typing import Any
 
 # Eight colours that differ from each other and from the theme's meaning colours
-# (blue input, green parameter, orange gradient, purple output), dark enough for text.
-TENSOR_COLORS = ("#0b7fa8", "#c2185b", "#8d6e00", "#5e35b1", "#00897b", "#d84315", "#3f51b5", "#6d4c41")
+# (blue input, green parameter, orange gradient, purple output), in an order where
+# neighbours (tensors made one after another) are far apart in hue.
+TENSOR_COLORS = ("#c2185b", "#0097a7", "#8d6e00", "#5e35b1", "#d84315", "#455a64", "#f9a825", "#6d4c41")
 
 _color_of: dict[int, tuple[weakref.ref, str]] = {}  # id(storage) -> (a weak reference to it, colour)
 _next_index = itertools.count()
