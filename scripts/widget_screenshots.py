@@ -47,6 +47,21 @@ CAPTIONS = {
     "Playground": "`widgets.Playground(...)`: TensorFlow Playground on a real minitorch MLP.",
 }
 WIDGET_SELECTOR = ".mt-widget, .mt-pg"
+SMALLEST_PX = 11
+# The smallest text a widget shows, as drawn: an element's font size times the scale of
+# its SVG (a zoomed graph shrinks its labels); hidden elements do not count.
+SMALLEST_TEXT = """(root) => {
+  let smallest = Infinity, text = "";
+  for (const e of root.querySelectorAll("*")) {
+    if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const box = e.getBoundingClientRect();
+    if (!box.width || !box.height) continue;
+    let size = parseFloat(getComputedStyle(e).fontSize);
+    if (e instanceof SVGGraphicsElement) { const m = e.getScreenCTM(); size *= Math.hypot(m.a, m.b); }
+    if (size < smallest) { smallest = size; text = e.textContent.trim().slice(0, 40); }
+  }
+  return [smallest, text];
+}"""
 
 
 def screenshot_name(widget: str, width: int) -> str:
@@ -100,10 +115,11 @@ def optimised_png(png: bytes) -> bytes:
     return out.getvalue()
 
 
-def take_screenshots(url: str) -> list[Path]:
+def take_screenshots(url: str) -> list[str]:
+    """Write the pictures; return what drew text under ``SMALLEST_PX`` (empty if nothing)."""
     from playwright.sync_api import sync_playwright
 
-    written = []
+    too_small = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS,
                                              headless=True)  # fmt: skip
@@ -133,10 +149,13 @@ def take_screenshots(url: str) -> list[Path]:
                 page.wait_for_timeout(300)
                 path = SCREENSHOTS / screenshot_name(name, width)
                 path.write_bytes(optimised_png(widget.screenshot(animations="disabled")))
-                written.append(path)
-                print(f"{path.relative_to(ROOT)}: {path.stat().st_size // 1024} kB")
+                smallest, text = widget.evaluate(SMALLEST_TEXT)
+                size = path.stat().st_size // 1024
+                print(f"{path.relative_to(ROOT)}: {size} kB, smallest text {smallest:.1f} px")
+                if smallest < SMALLEST_PX - 0.05:
+                    too_small.append(f"{name} at {width} px: {text!r} drawn at {smallest:.1f} px")
         browser.close()
-    return written
+    return too_small
 
 
 def write_page() -> None:
@@ -167,12 +186,14 @@ def main() -> None:
     (root / "widgets.ipynb").write_text(notebook_json(), encoding="utf-8")
     server, url = start_lab(root)
     try:
-        take_screenshots(url)
+        too_small = take_screenshots(url)
     finally:
         server.terminate()
         server.wait(timeout=30)
         shutil.rmtree(root, ignore_errors=True)
     write_page()
+    if too_small:
+        raise SystemExit(f"text under {SMALLEST_PX} px:\n" + "\n".join(too_small))
 
 
 if __name__ == "__main__":
