@@ -27,12 +27,11 @@ function canvas(graph, side, onSelect) {
   for (const [id, box] of drawn.nodes) box.addEventListener("click", () => onSelect(`${side}:${id}`));
   const view = panZoom(svg, viewport);
   const { width, height } = graph.layout;
-  // A captured graph is long and narrow: first show its top at full size, where the
-  // smallest label is 11 px (centred when it fits the width; drag to see the rest);
-  // "fit" shows all of it.
+  // A captured graph is long and narrow: first show the middle of its top at full size,
+  // where the smallest label is 11 px (drag to see the rest); "fit" shows all of it.
   const fitWidth = () => {
     const box = svg.getBoundingClientRect();
-    view.set({ k: 1, x: Math.max(10, (box.width - width) / 2), y: 10 });
+    view.set({ k: 1, x: (box.width - width) / 2, y: 10 });
   };
   return { svg, drawn, fitWidth, fit: () => view.fit(width, height) };
 }
