@@ -26,8 +26,9 @@ the widget's state changes (a click, a training step, an allocation) the twin is
 replaced (``update_display_data``), at most ``STATIC_UPDATES_PER_SECOND`` times a second
 and once more after the last change, so the saved picture shows the state the notebook
 was saved in. Where the live view runs, the theme's CSS hides the twin (the CSS exists
-only where the widget runs); in front ends that put each output in its own frame
-(Colab) both are seen.
+only where the widget runs). Colab puts each output in its own frame, where that CSS
+cannot reach the twin, so there the widget writes one output as before: the live view
+with the picture of the moment it was shown.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import contextvars
 import html
 import math
 import re
+import sys
 import threading
 import time
 from pathlib import Path
@@ -178,6 +180,9 @@ class MinitorchWidget(anywidget.AnyWidget):
         if bundle_ is None:
             return
         data, metadata = bundle_
+        if "google.colab" in sys.modules:  # one output: Colab would show the twin too
+            display(data, metadata=metadata, raw=True)
+            return
         display({WIDGET_VIEW: data[WIDGET_VIEW]}, metadata=metadata, raw=True)
         self._twins.append(display(self._twin_bundle(), raw=True, display_id=True))
         if len(self._twins) == 1:
