@@ -21,6 +21,7 @@ CONTEXT = {
         "model = minitorch.nn.Linear(4, 2)\n"
         "loss = model(x).sum()\n"
     ),
+    "minitorch.cuda.Stream()": "import minitorch\nminitorch.cuda.use_emulator()\n",
 }
 
 
