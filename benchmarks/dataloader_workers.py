@@ -16,13 +16,16 @@ turn; the best epoch of each counts, in samples per second and as a ratio to
 ``num_workers=0``, with the cores the loader kept busy meanwhile (CPU seconds of the main
 process and the workers over wall seconds; Linux). The target on 2 cores: 2 workers >=
 1.7x. The load average is printed with the numbers: on a shared machine other processes
-take the cores, and "cores busy" shows how many the loader got.
+take the cores, and "cores busy" shows how many the loader got. The *machine ceiling*
+printed first (two independent processes running the transform, over one) is the most
+any loader can reach at that moment.
 Timing only, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import time
@@ -85,6 +88,29 @@ def seconds_per_sample(repeat: int = 200) -> float:
     return best
 
 
+def _transform_loop(count: int) -> None:
+    dataset = AugmentedImages(count)
+    for index in range(count):
+        dataset[index]
+
+
+def machine_ceiling(count: int = 256) -> float:
+    """What this machine gives two processes right now: the throughput of two independent
+    processes running the transform, over one process alone (2.0 on two idle cores). No
+    loader can beat it; a shared or busy machine shows it here."""
+    context = multiprocessing.get_context("fork")
+    times = []
+    for processes in (1, 2):
+        start = time.perf_counter()
+        running = [context.Process(target=_transform_loop, args=(count,)) for _ in range(processes)]
+        for process in running:
+            process.start()
+        for process in running:
+            process.join()
+        times.append((time.perf_counter() - start) / processes)
+    return times[0] / times[1]
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """CPU time (user + system) used so far by these processes (Linux: ``/proc``)."""
     total = 0
@@ -131,6 +157,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"transform: {seconds_per_sample() * 1e3:.2f} ms per sample; {os.cpu_count()} cores; "
           f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")  # fmt: skip
+    print(f"machine ceiling: two independent processes run the transform {machine_ceiling():.2f}x "
+          "as fast as one")  # fmt: skip
     results = throughputs(args.samples, args.repeat)
     rates = {workers: rate for workers, (rate, _) in results.items()}
     print(f"{'num_workers':>12} {'samples/s':>10} {'vs 0':>6} {'cores busy':>11}")
