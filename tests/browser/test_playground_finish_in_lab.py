@@ -185,6 +185,12 @@ def test_meter_never_negative_when_the_activation_changes_while_playing(playgrou
           const speed = root.querySelector('.mt-pg-speed');
           new MutationObserver(() => window.__meter.push(speed.textContent))
             .observe(speed, { childList: true, characterData: true, subtree: true });
+          // Every epoch shown, too: on a loaded machine a poll can miss the moment the
+          // new network's epoch is still below the old one's.
+          window.__epochs = [];
+          const epoch = root.querySelector('.mt-pg-epoch');
+          new MutationObserver(() => window.__epochs.push(parseInt(epoch.textContent.replace(/,/g, ''))))
+            .observe(epoch, { childList: true, characterData: true, subtree: true });
         }"""
     )
     epoch_shown = "parseInt(document.querySelector('.mt-pg-epoch').textContent.replace(',', ''))"
@@ -193,9 +199,10 @@ def test_meter_never_negative_when_the_activation_changes_while_playing(playgrou
     activation = widget.locator('[data-control="activation"] select')
     for name in ("relu", "sigmoid", "tanh"):  # each rebuilds the network: epoch back to 0
         page.wait_for_function(f"() => {epoch_shown} >= 20 && {speed_shown}", timeout=90_000)
-        before = page.evaluate(f"() => {epoch_shown}")
+        before = page.evaluate(f"() => {{ window.__epochs = []; return {epoch_shown}; }}")
         activation.select_option(name)
-        rebuilt = f"(before) => {epoch_shown} < before && {epoch_shown} >= 3 && {speed_shown}"
+        went_back = "window.__epochs.some((e) => e < before)"
+        rebuilt = f"(before) => {went_back} && {epoch_shown} >= 3 && {speed_shown}"
         try:
             page.wait_for_function(rebuilt, arg=before, timeout=90_000)
         except Exception:
