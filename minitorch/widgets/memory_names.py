@@ -69,7 +69,9 @@ class TensorFinder:
         else:
             objects = gc.get_objects(0) + gc.get_objects(1)
         for o in objects:
-            if isinstance(o, Tensor) and id(o) not in self.known:
+            # (``type(o)``, not ``isinstance(o, ...)``: isinstance also asks ``o.__class__``,
+            # which raises for a dead weakref.proxy and warns for deprecated objects)
+            if issubclass(type(o), Tensor) and id(o) not in self.known:
                 ref = self.known[id(o)] = TensorRef(o, self._forget)
                 ref.key = id(o)
         del objects  # (the list holds every object strongly)

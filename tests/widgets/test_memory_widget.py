@@ -46,7 +46,7 @@ def all_labels(state: dict) -> list[str]:
 @pytest.fixture(autouse=True)
 def no_live_threads():
     yield
-    for widget in [w for w in gc.get_objects() if isinstance(w, MemoryWidget)]:
+    for widget in [w for w in gc.get_objects() if issubclass(type(w), MemoryWidget)]:
         widget.stop()
 
 
