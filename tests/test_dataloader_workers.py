@@ -389,8 +389,10 @@ def test_ctrl_c_and_a_dying_parent_leave_no_process() -> None:
         _, stderr = child.communicate(timeout=60)
         if how == "parent killed":
             assert child.returncode == -signal.SIGKILL
-        else:
-            assert "KeyboardInterrupt" in stderr
+        else:  # ended by the interrupt: a KeyboardInterrupt, or the signal itself when it
+            # arrived before Python's handler could run (seen once on a loaded CI machine)
+            assert "KeyboardInterrupt" in stderr or child.returncode == -signal.SIGINT, \
+                (child.returncode, stderr)
             # No traceback from a worker: they leave quietly. (Once in a while the interrupt
             # lands in a finalizer of the main process, where Python prints and ignores it;
             # the main process then finds its workers gone and says so.)
