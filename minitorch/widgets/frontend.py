@@ -23,9 +23,9 @@ Displayed in a notebook, a widget writes two outputs: the live view, and its *st
 twin*, the SVG picture and the text that a saved notebook shows where widgets cannot run
 (GitHub, nbviewer, ``nbconvert`` without widget state). The twin has a display id: when
 the widget's state changes (a click, a training step, an allocation) the twin is
-replaced (``update_display_data``), at most ``STATIC_UPDATES_PER_SECOND`` times a second
-and once more after the last change, so the saved picture shows the state the notebook
-was saved in. Where the live view runs, the theme's CSS hides the twin (the CSS exists
+replaced (``update_display_data``), at most ``STATIC_UPDATES_PER_SECOND`` times a second,
+and at the end of every cell that changed it (IPython's ``post_run_cell`` event), so the
+saved picture shows the state the notebook was saved in, however slow the machine. Where the live view runs, the theme's CSS hides the twin (the CSS exists
 only where the widget runs). Colab puts each output in its own frame, where that CSS
 cannot reach the twin, so there the widget writes one output as before: the live view
 with the picture of the moment it was shown.
@@ -33,6 +33,7 @@ with the picture of the moment it was shown.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import html
 import math
@@ -40,6 +41,7 @@ import re
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +189,7 @@ class MinitorchWidget(anywidget.AnyWidget):
         self._twins.append(display(self._twin_bundle(), raw=True, display_id=True))
         if len(self._twins) == 1:
             self.observe(self._twin_needs_redraw)
+            _redraw_twins_after_each_cell(self)
 
     def _twin_bundle(self) -> dict:
         text = self.to_text()
@@ -228,10 +231,12 @@ class Throttle:
 
         request():  if interval has passed since the last run:  run now
                     else if no run is scheduled:                 run at last + interval
+        flush():    if a run is scheduled:                       run it now
 
     A scheduled run happens in a timer thread, inside the context (``contextvars``) of
     the latest request: the kernel then sends its output for the cell that made the
-    change, where the notebook expects it.
+    change, where the notebook expects it. Runs never overlap (``_running``), so the
+    last one to start is the last one to finish: an older picture never lands last.
     """
 
     def __init__(self, interval: float, action: Any) -> None:
@@ -239,7 +244,8 @@ class Throttle:
         self._last_run = -math.inf
         self._scheduled: threading.Timer | None = None
         self._context = contextvars.copy_context()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the three fields above
+        self._running = threading.Lock()  # held while the action runs
 
     def request(self) -> None:
         with self._lock:
@@ -252,11 +258,52 @@ class Throttle:
                     self._scheduled.start()
                 return
             self._last_run = time.monotonic()
-        self.action()
+        self._run(contextvars.copy_context())
+
+    def flush(self) -> None:
+        """Run the scheduled run now, in this thread, if one is waiting; otherwise wait
+        for a run under way to finish. Either way the last request is served on return."""
+        with self._lock:
+            waiting = self._scheduled is not None
+            if waiting:
+                self._scheduled.cancel()  # (if its timer fired already, it runs once more: harmless)
+                self._scheduled = None
+                self._last_run = time.monotonic()
+        if waiting:
+            self._run(contextvars.copy_context())
+        else:
+            with self._running:
+                pass
 
     def _run_scheduled(self) -> None:
         with self._lock:
             self._scheduled = None
             self._last_run = time.monotonic()
             context = self._context
-        context.run(self.action)
+        self._run(context)
+
+    def _run(self, context: contextvars.Context) -> None:
+        with self._running:
+            context.run(self.action)
+
+
+_WIDGETS_WITH_TWINS: weakref.WeakSet = weakref.WeakSet()
+
+
+def _redraw_twins_after_each_cell(widget: MinitorchWidget) -> None:
+    """At the end of each cell, send the last picture of every widget whose twin waits
+    for its throttle (one IPython hook for all widgets; the set forgets closed ones)."""
+    shell = sys.modules.get("IPython")
+    ipython = shell.get_ipython() if shell is not None else None
+    if ipython is None:
+        return
+    if not _WIDGETS_WITH_TWINS:
+        with contextlib.suppress(ValueError):  # (registered once, by the first widget)
+            ipython.events.unregister("post_run_cell", _flush_twins)
+        ipython.events.register("post_run_cell", _flush_twins)
+    _WIDGETS_WITH_TWINS.add(widget)
+
+
+def _flush_twins(*_result: Any) -> None:
+    for widget in list(_WIDGETS_WITH_TWINS):
+        widget._twin_refresh.flush()

@@ -28,6 +28,7 @@ from minitorch import cuda, dispatch
 from minitorch import memory as cpu_memory
 
 SECONDS_BETWEEN_CHECKS = 0.1  # live: at most ten looks a second
+STOP_WAIT_SECONDS = 10.0  # stop() waits this long at most for a look under way
 MAX_FRAMES = 2000  # record mode keeps at most this many frames
 ALLOCATOR_ENTRIES = frozenset({"allocate", "release"})  # the functions whose return may change memory
 
@@ -71,10 +72,13 @@ class Follower:
             self.ipython.events.register("post_run_cell", self.after_cell)
 
     def stop(self) -> None:
+        """Stop, and wait for a look under way: after ``stop()`` the widget is still."""
         self.stopped.set()
         if self.ipython is not None:
             with contextlib.suppress(ValueError):  # (already unregistered)
                 self.ipython.events.unregister("post_run_cell", self.after_cell)
+        if self.thread.is_alive() and threading.current_thread() is not self.thread:
+            self.thread.join(timeout=STOP_WAIT_SECONDS)
 
     def run(self) -> None:
         seen = counters(self.device)
