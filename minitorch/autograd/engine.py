@@ -175,16 +175,17 @@ def run_backward(
                 grad = next_grads[edge]
                 if grad is not None and input_meta is not None:
                     shape, dtype, _ = input_meta[edge]
-                    grad = sum_to(grad, shape)  # un-broadcast
+                    if grad._shape != shape:
+                        grad = sum_to(grad, shape)  # un-broadcast
                     if grad.dtype is not dtype:
                         grad = grad.to(dtype)
                 delivered.append(grad)
+                buffer = buffers.get(next_node)
+                if buffer is None:
+                    buffer = buffers[next_node] = [None] * next_node.num_outputs
                 if grad is not None:
-                    buffer = buffers.setdefault(next_node, [None] * next_node.num_outputs)
                     old = buffer[output_nr]
                     buffer[output_nr] = grad if old is None else old + grad
-                else:
-                    buffers.setdefault(next_node, [None] * next_node.num_outputs)
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:
                     heapq.heappush(ready, (-next_node.sequence_nr, id(next_node), next_node))

@@ -45,6 +45,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.autograd.grad_mode import thread_state as grad_mode_of_thread
+from minitorch.layout import strides_in_order
 
 _sequence = itertools.count()
 
@@ -96,16 +97,23 @@ class AccumulateGrad(Node):
 
 
 def accumulate_grad(t: Tensor, grad: Tensor) -> None:
-    """``t.grad += grad`` (or ``t.grad = grad`` the first time). In a plain backward the
-    stored gradient is a fresh tensor with no history; with ``create_graph=True`` (grad
-    mode on during the walk) it keeps its graph, so it can be differentiated again."""
-    keep_graph = is_grad_enabled()
-    if not keep_graph:
-        grad = grad.detach()
-    if t.grad is None:
-        t.grad = grad if keep_graph else grad.clone()
+    """``t.grad += grad`` (or ``t.grad = grad`` the first time).
+
+    With ``create_graph=True`` (grad mode on during the walk) the stored gradient keeps
+    its graph, so it can be differentiated again. In a plain backward it is a tensor with
+    no history and storage of its own: the first gradient is *copied*, because the
+    tensor that arrived may be seen elsewhere (a gradient you passed to ``backward``,
+    one that ``a + b`` sends to both ``a`` and ``b``). The copy is laid out in ``t``'s
+    memory order (PyTorch's rule: a transposed weight gets a transposed gradient) and
+    is one kernel call, made here directly rather than through ``clone`` since this runs
+    for every parameter of every training step."""
+    if is_grad_enabled():
+        t.grad = grad if t.grad is None else t.grad + grad
+    elif t.grad is None:
+        copy = Tensor._empty(t._shape, grad.dtype, grad.device, strides_in_order(t._shape, t._strides))
+        t.grad = dispatch.map("copy", copy, grad)
     else:
-        t.grad = t.grad + grad
+        t.grad = t.grad + grad  # (grad mode is off: the sum has no history)
 
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:

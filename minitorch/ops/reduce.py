@@ -45,8 +45,10 @@ def _squeezed(x: Tensor, dims: tuple[int, ...]) -> tuple:
 
 
 def expand_back(grad: Tensor, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> Tensor:
-    """Spread a reduction's gradient back over the reduced dimensions."""
-    if not keepdim:
+    """Spread a reduction's gradient back over the reduced dimensions. (A 0-d gradient,
+    of a reduction over everything, needs no ``unsqueeze``: ``expand`` adds the leading
+    dimensions by itself, as in PyTorch's backward of ``sum()``.)"""
+    if not keepdim and grad._shape:
         for d in dims:
             grad = grad.unsqueeze(d)
     return grad.expand(shape)

@@ -80,7 +80,10 @@ class Permute(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dims: tuple) -> Tensor:
         new_layout = layout.permute(x._shape, x._strides, x._offset, dims)
-        ctx.inverse = tuple(int(i) for i in np.argsort([d % max(x.ndim, 1) for d in dims]))
+        inverse = [0] * len(dims)  # where each dimension went, to put it back
+        for position, d in enumerate(dims):
+            inverse[d % max(x.ndim, 1)] = position
+        ctx.inverse = tuple(inverse)
         return x._view(*new_layout)
 
     @staticmethod
