@@ -186,26 +186,35 @@ def is_shared(storage: Any) -> bool:
     return id(storage) in _names
 
 
-def share(values: np.ndarray, storage_class: type) -> np.ndarray:
-    """A new segment holding a copy of a storage's cells (``values``, flat), as a storage
-    of ``storage_class`` (a NumPy array, or the CUDA emulator's device array)."""
+def empty(numpy_dtype: Any, count: int, storage_class: type) -> np.ndarray:
+    """A new segment with room for ``count`` cells of ``numpy_dtype``, as a storage of
+    ``storage_class`` (a NumPy array, or the CUDA emulator's device array). Its cells read
+    zero (a new file's pages) until written: whoever asked for it writes the values
+    straight into shared memory, as a DataLoader worker collating a batch does."""
     if fcntl is None:
         raise RuntimeError(
             "sharing tensors between processes needs POSIX shared memory and file locks "
             "(Linux, macOS); this platform has no fcntl"
         )
+    numpy_dtype = np.dtype(numpy_dtype)
     name = f"{PREFIX}{PROGRAM}_{os.getpid()}_{secrets.token_hex(6)}"
     path = os.path.join(SEGMENT_DIR, name)
     with _lock:  # a sweep in another thread must not find it before it is locked
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.ftruncate(fd, HEADER_BYTES + values.nbytes)
+            os.ftruncate(fd, HEADER_BYTES + count * numpy_dtype.itemsize)
             _register(name, fd)
-            cells = Segment(name, fd).storage(values.dtype, values.size, storage_class)
+            return Segment(name, fd).storage(numpy_dtype, count, storage_class)
         except BaseException:
             os.close(fd)
             os.unlink(path)
             raise
+
+
+def share(values: np.ndarray, storage_class: type) -> np.ndarray:
+    """A new segment holding a copy of a storage's cells (``values``, flat), as a storage
+    of ``storage_class``: what ``share_memory_()`` moves a private storage into."""
+    cells = empty(values.dtype, values.size, storage_class)
     cells[...] = values
     return cells
 

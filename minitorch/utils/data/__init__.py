@@ -1,6 +1,5 @@
 """``minitorch.utils.data`` (also ``minitorch.data``): datasets and the ``DataLoader``."""
 
-from minitorch.utils.data._worker import WorkerInfo, get_worker_info
 from minitorch.utils.data.collate import default_collate, default_convert
 from minitorch.utils.data.dataloader import DataLoader
 from minitorch.utils.data.dataset import (
@@ -12,6 +11,7 @@ from minitorch.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
+from minitorch.utils.data.worker_info import WorkerInfo, get_worker_info
 
 __all__ = ["ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "Subset",
            "TensorDataset", "WorkerInfo", "default_collate", "default_convert", "get_worker_info",

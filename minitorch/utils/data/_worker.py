@@ -1,4 +1,4 @@
-"""The life of one DataLoader worker process, and ``get_worker_info()``.
+"""The life of one DataLoader worker process.
 
 With ``DataLoader(dataset, num_workers=N)`` the main process starts N worker processes.
 Each gets a copy of the dataset, its own *index queue* (tasks from the main process) and
@@ -15,11 +15,15 @@ each worker::
                                     or an ExceptionWrapper if the fetch raised,
                                     or StreamEnd if an IterableDataset ran dry
 
-The worker pickles each batch itself (with multiprocessing's ``ForkingPickler``, exactly
-as the queue would) so that a batch that cannot be pickled comes back as an error instead
-of vanishing in the queue's feeder thread. Pickling moves each tensor of the batch into
-shared memory (``minitorch.multiprocessing``): the message carries only the segment's
-name and the tensor's layout, and the main process maps the same memory.
+How a batch travels to the model: ``default_collate`` stacks the samples straight into
+a new shared-memory segment (it asks ``get_worker_info()`` whether it runs in a worker;
+``collate.py``), the only time the batch's values are written. The worker then pickles
+the batch itself (with multiprocessing's ``ForkingPickler``, exactly as the queue would),
+so that a batch that cannot be pickled comes back as an error instead of vanishing in
+the queue's feeder thread. A tensor already in shared memory pickles as its segment's
+name and its layout (``minitorch.multiprocessing``), a few hundred bytes in all; one
+that is not (a custom ``collate_fn``'s, the labels made from Python numbers) is first
+moved there, a copy. The main process maps the same segments: nothing is copied again.
 
 Waiting with a timeout is what lets a worker notice that its parent died
 (``ParentWatchdog``): a worker never outlives the program.
@@ -42,31 +46,11 @@ from minitorch import creation, shared_storage
 from minitorch.multiprocessing.reductions import init_reductions
 from minitorch.utils.data.dataset import Dataset
 from minitorch.utils.data.fetch import FetchOptions, make_fetcher
+from minitorch.utils.data.worker_info import WorkerInfo, set_worker_info
 
 # Seconds a worker (and the main process) waits on a queue before looking around: is the
 # parent still alive, did a worker die? Short enough that nothing hangs for long.
 POLL_INTERVAL = 0.25
-
-
-@dataclass(frozen=True)
-class WorkerInfo:
-    """What ``get_worker_info()`` returns inside a worker process."""
-
-    id: int  # 0 .. num_workers - 1
-    num_workers: int
-    seed: int  # base_seed + id: Python's random, NumPy and minitorch are seeded from it
-    dataset: Dataset  # this worker's copy of the dataset
-
-
-_worker_info: WorkerInfo | None = None
-
-
-def get_worker_info() -> WorkerInfo | None:
-    """In a DataLoader worker process: its ``WorkerInfo`` (``id``, ``num_workers``,
-    ``seed``, ``dataset``); in the main process: ``None``. An ``IterableDataset`` uses it
-    to give each worker a different part of the stream, and a ``worker_init_fn`` to set
-    each worker up differently."""
-    return _worker_info
 
 
 @dataclass(frozen=True)
@@ -164,13 +148,12 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
                 done_event: Any, base_seed: int, worker_init_fn: Any, worker_id: int,
                 num_workers: int) -> None:  # fmt: skip
     """The body of worker process ``worker_id`` (see the module docstring)."""
-    global _worker_info
     watchdog = ParentWatchdog()
     try:
         init_reductions()  # the tensors of a batch travel as shared-memory segments
         seed = seed_worker(base_seed, worker_id)
         compute_on_one_thread()
-        _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+        set_worker_info(WorkerInfo(worker_id, num_workers, seed, dataset))
         setup_error = None
         try:
             if worker_init_fn is not None:

@@ -10,10 +10,12 @@ handed to the workers in turn (task ``k`` to worker ``k % N`` while all are busy
 loop takes, so the workers stay ahead of the training loop by that many batches and no
 further.
 
-**Batches.** A worker sends each batch pickled by ``ForkingPickler``, which puts the
-batch's tensors into shared memory and sends only their segments' names and layouts
-(``minitorch.multiprocessing``): the main process maps the worker's memory, no values
-pass through the pipe.
+**Batches.** A worker collates each batch straight into shared memory and sends it
+pickled by ``ForkingPickler``: only the segments' names and layouts
+(``minitorch.multiprocessing``). Receiving a batch is ``pickle.loads``, which maps the
+worker's segments (no values pass through the pipe, none are copied here); that and the
+reorder buffer are all the main process does per batch, so its core stays free for the
+workers and the model.
 
 **Order.** Workers finish in any order; a batch that arrives early waits in the *reorder
 buffer* (a dict from task number to batch) until every earlier one has been yielded, so
