@@ -7,10 +7,11 @@ Each sample is a 56x56 "photo" made from its index, then augmented the way a vis
 pipeline does on the CPU, in NumPy and plain Python (about 1-2 ms per sample): random
 crop and flip, brightness and contrast jitter, a few 3x3 blurs, a histogram of the
 intensities in a Python loop, and normalization. The loader collates batches of 32 into
-minitorch tensors. Its time per sample is a real image pipeline's (decoding, cropping and
-normalizing a photo take milliseconds); its output, 9 KB a sample, is smaller than a
-224x224 RGB image's 600 KB, so moving batches between processes weighs less here. ``num_workers=0`` does all of it in the main process, between the
-steps of the loop; with N workers, N processes do it ahead of the loop.
+minitorch tensors. ``num_workers=0`` does all of it in the main process, between the
+steps of the loop; with N workers, N processes do it ahead of the loop. The time per
+sample is a real image pipeline's (decoding, cropping and normalizing a photo take
+milliseconds); the output, 9 KB a sample, is smaller than a 224x224 RGB image's 600 KB,
+so moving batches between processes weighs less here than there.
 
 The loaders with workers keep them (``persistent_workers``: they start once). Each
 setting runs one warm-up epoch, then ``--repeat`` rounds time one epoch of each setting in
