@@ -91,7 +91,12 @@ class AccumulateGrad(Node):
             self.tensor_hooks = variable._backward_hooks
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-        if grads[0] is not None:
+        if grads[0] is None:
+            return ()
+        if dispatch.recording:  # name its kernel (the copy) in dispatch traces
+            with dispatch.op_context(self.name(), "backward"):
+                accumulate_grad(self.variable, grads[0])
+        else:
             accumulate_grad(self.variable, grads[0])
         return ()
 

@@ -1,0 +1,208 @@
+"""The backward engine's cheaper paths (issue 12) against PyTorch: a leaf's first gradient
+is one copy in the leaf's memory order, never an alias of a tensor someone else holds;
+``sum()``/``mean()`` spread a 0-d gradient without ``unsqueeze``; the engine un-broadcasts
+and casts only when it must; the accumulation kernel is named ``AccumulateGrad`` in
+dispatch traces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from helpers import assert_close, pair, to_numpy
+
+import minitorch as mt
+from minitorch import dispatch
+
+RNG = np.random.default_rng(12)
+
+
+def leaf_pair(data, dtype="float64"):
+    return pair(data, dtype, requires_grad=True)
+
+
+def shares_storage(a, b) -> bool:
+    return np.shares_memory(a._storage, b._storage)
+
+
+def test_a_gradient_passed_to_backward_is_copied_not_kept():
+    """``x.backward(g)`` for a leaf ``x`` runs only its AccumulateGrad: ``x.grad`` must
+    not be ``g`` (writing into ``g`` afterwards leaves ``x.grad`` alone), as in PyTorch."""
+    for lib in (mt, torch):
+        x = lib.zeros(3, requires_grad=True)
+        g = lib.tensor([1.0, 2.0, 3.0])
+        x.backward(g)
+        g.mul_(10)
+        assert x.grad.tolist() == [1.0, 2.0, 3.0], lib.__name__
+    m = mt.zeros(3, requires_grad=True)
+    g = mt.ones(3)
+    m.backward(g)
+    assert not shares_storage(m.grad, g)
+
+
+def test_one_gradient_sent_to_two_leaves_gives_each_its_own_storage():
+    """``a + b`` sends the very same gradient tensor to ``a`` and ``b``."""
+    ma, ta = leaf_pair(RNG.standard_normal((2, 3)))
+    mb, tb = leaf_pair(RNG.standard_normal((2, 3)))
+    mg, tg = pair(RNG.standard_normal((2, 3)), "float64")
+    (ma + mb).backward(mg)
+    (ta + tb).backward(tg)
+    assert not shares_storage(ma.grad, mb.grad)
+    assert not shares_storage(ma.grad, mg) and not shares_storage(mb.grad, mg)
+    ma.grad.add_(1.0)
+    ta.grad.add_(1.0)
+    assert_close(ma.grad, ta.grad)
+    assert_close(mb.grad, tb.grad)
+    assert_close(mg, tg)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, a: lib.tensor(a),  # contiguous
+        lambda lib, a: lib.tensor(a).t(),  # transposed
+        lambda lib, a: lib.tensor(a)[:, ::2],  # every other column: not dense
+        lambda lib, a: lib.tensor(a).unsqueeze(0).permute(2, 0, 1),  # 3-D, permuted
+        lambda lib, a: lib.tensor(a)[1],  # a row
+    ],
+    ids=["contiguous", "transposed", "strided", "permuted", "row"],
+)
+def test_a_leaf_gradient_has_the_leaf_memory_order_like_torch(make):
+    data = RNG.standard_normal((4, 6))
+    m, t = make(mt, data).requires_grad_(), make(torch, data).requires_grad_()
+    weight = RNG.standard_normal(tuple(t.shape))
+    (m * mt.tensor(weight)).sum().backward()
+    (t * torch.tensor(weight)).sum().backward()
+    assert_close(m.grad, t.grad)
+    assert m.grad.stride() == t.grad.stride()
+    assert m.grad.grad_fn is None and not m.grad.requires_grad
+
+
+def test_a_transposed_gradient_arriving_at_a_contiguous_leaf_is_stored_contiguous():
+    """``TBackward0`` hands a Linear weight a transposed gradient: the stored one follows
+    the weight, as PyTorch's does."""
+    ml, tl = mt.nn.Linear(3, 2, dtype=mt.float64), torch.nn.Linear(3, 2, dtype=torch.float64)
+    with torch.no_grad():
+        tl.weight.copy_(torch.from_numpy(ml.weight.detach().numpy()))
+        tl.bias.copy_(torch.from_numpy(ml.bias.detach().numpy()))
+    x = RNG.standard_normal((5, 3))
+    ml(mt.tensor(x)).pow(2).sum().backward()
+    tl(torch.tensor(x)).pow(2).sum().backward()
+    assert_close(ml.weight.grad, tl.weight.grad)
+    assert ml.weight.grad.is_contiguous() and ml.weight.grad.stride() == tl.weight.grad.stride()
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (0, 3), (5,), (2, 3, 4)])
+def test_a_second_backward_adds_to_the_stored_gradient(shape):
+    data = RNG.standard_normal(shape)
+    m, t = leaf_pair(data)
+    for scale in (2.0, -3.0):
+        (m * scale).sum().backward()
+        (t * scale).sum().backward()
+    assert_close(m.grad, t.grad)
+    assert tuple(m.grad.shape) == tuple(t.grad.shape)
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_create_graph_keeps_the_gradient_differentiable():
+    m, t = leaf_pair(RNG.standard_normal(4))
+    (m**3).sum().backward(create_graph=True)
+    (t**3).sum().backward(create_graph=True)
+    assert m.grad.requires_grad and m.grad.grad_fn is not None
+    assert_close(m.grad, t.grad)
+    (second,) = mt.autograd.grad(m.grad.sum(), m)
+    (twin,) = torch.autograd.grad(t.grad.sum(), t)
+    assert_close(second, twin)
+    m.grad = t.grad = None  # (the gradient's graph leads back to the leaf: break the cycle)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)])
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_full_reductions_spread_their_gradient_like_torch(shape, reduction):
+    data = RNG.standard_normal(shape)
+    m, t = leaf_pair(data)
+    mg, tg = pair(RNG.standard_normal(()), "float64")
+    getattr(m, reduction)().backward(mg)
+    getattr(t, reduction)().backward(tg)
+    assert_close(m.grad, t.grad, equal_nan=True)
+
+
+@pytest.mark.parametrize("dims,keepdim", [((0,), False), ((1,), True), ((0, 2), False), ((0, 1, 2), True),
+                                          ((-1,), False)])  # fmt: skip
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_partial_reductions_spread_their_gradient_like_torch(dims, keepdim, reduction):
+    data = RNG.standard_normal((2, 3, 4)).transpose(2, 0, 1)  # a non-contiguous leaf
+    m, t = leaf_pair(data)
+    out_m = getattr(m, reduction)(dims, keepdim=keepdim)
+    out_t = getattr(t, reduction)(dims, keepdim=keepdim)
+    weight = RNG.standard_normal(tuple(out_t.shape))
+    (out_m * mt.tensor(weight)).sum().backward()
+    (out_t * torch.tensor(weight)).sum().backward()
+    assert_close(m.grad, t.grad)
+
+
+def names_down(node) -> list[str]:
+    """The node names along the first edges from ``node``."""
+    names = []
+    while node is not None:
+        names.append(type(node).__name__)
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_the_double_backward_graph_of_a_full_reduction_is_torch_s(reduction):
+    """With ``create_graph=True`` the backward of ``x.sum()`` is recorded: an expand of the
+    0-d gradient, with no ``UnsqueezeBackward0``, as in PyTorch (``mean`` also divides:
+    we divide the 0-d gradient before expanding it, PyTorch after)."""
+    results = []
+    for lib in (mt, torch):
+        x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        g = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        (gx,) = lib.autograd.grad(getattr(x, reduction)(), x, g, create_graph=True)
+        results.append((names_down(gx.grad_fn), to_numpy(gx)))
+    (ours, our_values), (theirs, their_values) = results
+    assert "UnsqueezeBackward0" not in ours and "UnsqueezeBackward0" not in theirs
+    assert "ExpandBackward0" in ours and ours[-1] == "AccumulateGrad"
+    if reduction == "sum":
+        assert ours == theirs
+    np.testing.assert_allclose(our_values, their_values)
+
+
+def test_broadcast_and_mixed_dtype_gradients_are_summed_and_cast_like_torch():
+    ma, ta = leaf_pair(RNG.standard_normal((3, 1)), "float32")
+    mb, tb = leaf_pair(RNG.standard_normal(4), "float64")
+    ms, ts = leaf_pair(RNG.standard_normal(()), "float32")
+    ((ma * mb + ms) ** 2).sum().backward()
+    ((ta * tb + ts) ** 2).sum().backward()
+    for m, t in ((ma, ta), (mb, tb), (ms, ts)):
+        assert m.grad.dtype.name == str(t.grad.dtype).rsplit(".", 1)[-1]
+        assert tuple(m.grad.shape) == tuple(t.grad.shape)
+        assert_close(m.grad, t.grad)
+
+
+def test_the_accumulation_kernel_is_named_accumulate_grad_in_traces():
+    x = mt.randn(3, requires_grad=True)
+    loss = (x * 2).sum()
+    with dispatch.trace() as calls:
+        loss.backward()
+    copies = [c for c in calls if c.primitive == "map" and c.kernel == "copy"]
+    assert [(c.op, c.phase) for c in copies] == [("AccumulateGrad", "backward")]
+    assert all(c.phase == "backward" for c in calls)
+    assert_close(x.grad, torch.full((3,), 2.0))
+
+
+def test_hooks_and_retain_grad_still_see_every_gradient():
+    seen = []
+    m = mt.tensor([1.0, 2.0], requires_grad=True)
+    m.register_hook(lambda g: seen.append(g.tolist()))
+    y = m * 3
+    y.retain_grad()
+    (y * y).sum().backward()
+    t = torch.tensor([1.0, 2.0], requires_grad=True)
+    ty = t * 3
+    ty.retain_grad()
+    (ty * ty).sum().backward()
+    assert seen == [t.grad.tolist()]
+    assert_close(y.grad, ty.grad)
+    assert_close(m.grad, t.grad)
