@@ -8,11 +8,11 @@ Both walk tuples, lists and dicts field by field, as PyTorch's do.
 
 **Where a batch is written.** Stacking ``B`` samples of shape ``S`` writes each value once,
 into a new tensor of shape ``(B, *S)`` (``new_batch_tensor``). In the main process
-(``num_workers=0``) that tensor comes from the caching allocator, as every tensor. In a
-DataLoader worker it is a new shared-memory segment (``shared_storage.empty``), as
-PyTorch's ``default_collate`` does in a worker: sending the batch to the main process
-then sends only the segment's name, so the batch's values are written once on their way
-from the samples to the model::
+(``num_workers=0``) that tensor comes from the caching allocator, as every tensor (and
+``empty`` fills it with zeros first). In a DataLoader worker it is a new shared-memory
+segment (``shared_storage.empty``), as PyTorch's ``default_collate`` does in a worker:
+sending the batch to the main process then sends only the segment's name, so the batch's
+values are written once on their way from the samples to the model::
 
     worker:  samples --np.stack(out=)--> segment          (the one write)
              pickle(batch) = (segment name, layout)       (a few hundred bytes)
@@ -81,11 +81,9 @@ def _stack_samples(samples: Sequence[Tensor]) -> Tensor:
     dtypes, records the autograd graph and reports a wrong shape; in a worker that batch
     is moved to shared memory when it is sent (one more copy)."""
     elem = samples[0]
-    numpy_can_stack = all(
-        t.device.type == "cpu" and t.dtype is elem.dtype and t.shape == elem.shape
-        and not t.requires_grad for t in samples
-    ) and elem.dtype.name != "bfloat16"  # NumPy has no bfloat16  # fmt: skip
-    if not numpy_can_stack:
+    alike = all(t.dtype is elem.dtype and t.shape == elem.shape for t in samples)
+    plain = all(t.device.type == "cpu" and not t.requires_grad for t in samples)
+    if not (alike and plain) or elem.dtype.name == "bfloat16":  # NumPy has no bfloat16
         return stack(list(samples), 0)
     batch = new_batch_tensor((len(samples), *elem.shape), elem.dtype)
     np.stack([t.numpy() for t in samples], out=batch.numpy())
