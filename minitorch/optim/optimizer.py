@@ -100,18 +100,24 @@ class Optimizer:
         self.param_groups.append(group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Clear every parameter's ``.grad`` (to ``None`` by default, as PyTorch does since
-        2.0: the next backward then stores its gradient without adding)."""
+        """Clear every parameter's ``.grad``: to ``None`` by default, as PyTorch does since
+        2.0 (the next backward then stores its gradient without adding, and nothing runs
+        now). With ``set_to_none=False`` each gradient is zeroed in place, so it stays the
+        same tensor object (cut from any graph first, as PyTorch does)."""
         for group in self.param_groups:
             for param in group["params"]:
-                if param.grad is None:
+                grad = param.grad
+                if grad is None:
                     continue
                 if set_to_none:
                     param.grad = None
+                    continue
+                if grad.grad_fn is not None:
+                    grad.detach_()
                 else:
-                    with no_grad():
-                        param.grad = param.grad.detach()
-                        param.grad.zero_()
+                    grad.requires_grad_(False)
+                with no_grad():
+                    grad.zero_()
 
     # True for an optimizer with a fused step (``_fused_step``: one kernel call per group)
     has_fused_step = False
