@@ -116,16 +116,17 @@ def _classes_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple]
             f"Expected target of shape {list(expected)} (one class index per sample) for input "
             f"of shape {list(input.shape)}, got {list(target.shape)}"
         )
-    classes = input.shape[1]
-    if input.ndim > 2:
-        order = (0,) + tuple(range(2, input.ndim)) + (1,)
-        input = input.permute(order)
-    return input.reshape(-1, classes), target.reshape(-1), tuple(target.shape)
+    if input.ndim == 2:  # the usual [N, C]: already in shape
+        return input, target, tuple(target.shape)
+    order = (0,) + tuple(range(2, input.ndim)) + (1,)
+    return input.permute(order).reshape(-1, input.shape[1]), target.reshape(-1), tuple(target.shape)
 
 
 def _classes_first(grad: Tensor, input_shape: tuple) -> Tensor:
     """The inverse of ``_classes_last``: ``[N*d1*..., C]`` back to ``input_shape``."""
-    if len(input_shape) <= 2:
+    if len(input_shape) == 2:
+        return grad
+    if len(input_shape) < 2:
         return grad.reshape(input_shape)
     batch_first = (input_shape[0],) + tuple(input_shape[2:]) + (input_shape[1],)
     ndim = len(input_shape)
@@ -147,7 +148,6 @@ class NllLoss(Function):
         ctx.input_shape, ctx.reduction, ctx.rows = tuple(input.shape), reduction, logp.shape[0]
         if all_valid and weight is None:  # the common case: plain -logp[i, target[i]]
             ctx.index, ctx.weights = target.unsqueeze(1), None
-            losses = -Gather.apply(logp, 1, ctx.index).squeeze(1)
             ctx.total = logp.shape[0]
         else:
             valid = target != ignore_index
@@ -156,26 +156,31 @@ class NllLoss(Function):
             weights = valid.to(logp.dtype)
             if weight is not None:
                 weights = weights * weight.index_select(0, safe)
-            ctx.weights, ctx.total = weights, weights.sum()
-            losses = -Gather.apply(logp, 1, ctx.index).squeeze(1) * weights
+            ctx.weights, ctx.total = weights.unsqueeze(1), weights.sum()
         ctx.classes = logp.shape[1]
+        picked = Gather.apply(logp, 1, ctx.index)  # [N, 1]: logp[i, t_i]
+        if ctx.weights is not None:
+            picked = picked * ctx.weights
+        # The minus sign goes where it costs least: on the one number of a sum or mean.
         if reduction == "none":
-            return losses.reshape(target_shape)
+            return (-picked).reshape(target_shape)
         if reduction == "sum":
-            return losses.sum()
-        return losses.sum() / ctx.total
+            return -picked.sum()
+        return picked.sum() / -ctx.total
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        # Each sample's -w[t_i] g_i as a column [N, 1]; a sum or mean gives every sample
+        # the same 0-d value, negated (and divided) once, then expanded (no copy).
         if ctx.reduction == "none":
-            per_sample = grad.reshape(-1)
+            per_sample = -grad.reshape(ctx.rows, 1)
         else:
-            scale = grad / ctx.total if ctx.reduction == "mean" else grad
-            per_sample = scale.expand(ctx.rows)
+            scale = grad / -ctx.total if ctx.reduction == "mean" else -grad
+            per_sample = scale.expand(ctx.rows, 1)
         if ctx.weights is not None:
             per_sample = per_sample * ctx.weights
         zeros = grad.new_zeros((ctx.rows, ctx.classes))
-        grad_logp = ScatterAdd.apply(zeros, 1, ctx.index, (-per_sample).unsqueeze(1))
+        grad_logp = ScatterAdd.apply(zeros, 1, ctx.index, per_sample)
         return _classes_first(grad_logp, ctx.input_shape)
 
 
