@@ -111,9 +111,12 @@ class Block:
     cache, or free in its pool (``in_pool``).
 
     The blocks of a segment form a doubly linked list in address order (``prev`` and
-    ``next``), which is how a free block finds the neighbours it merges with."""
+    ``next``), which is how a free block finds the neighbours it merges with. A block's
+    address never changes (merging keeps the front block), so where its bytes lie in the
+    segment's memory (``memory``, ``offset``) is worked out once, here."""
 
-    __slots__ = ("address", "size", "requested", "segment", "prev", "next", "ref", "in_pool")
+    __slots__ = ("address", "size", "requested", "segment", "prev", "next", "ref", "in_pool",
+                 "memory", "offset", "size_cache")  # fmt: skip
 
     def __init__(self, address: int, size: int, segment: Segment,
                  prev: Block | None, next: Block | None) -> None:  # fmt: skip
@@ -125,6 +128,9 @@ class Block:
         self.next = next
         self.ref: StorageRef | None = None  # the storage's weak reference while allocated
         self.in_pool = False
+        self.memory = segment.memory
+        self.offset = address - segment.address
+        self.size_cache: list[Block] = []  # where a freed block of this size waits (set by malloc)
 
 
 class StorageRef(weakref.ref):
@@ -188,6 +194,7 @@ class CachingAllocator:
         self.pools = {"small_pool": self.small, "large_pool": self.large}
         self.segments: list[Segment] = []
         self.cached: dict[int, list[Block]] = {}  # size -> freed blocks of that size
+        self.on_free = self.release  # (one bound method for every storage's weak reference)
         self.ledger: list[int] = []  # +size per allocation, -size per free, not yet tallied
         self.limit: int | None = None  # most bytes it may reserve (None: no limit)
         self.allocated_bytes = self.peak_allocated_bytes = self.total_allocations = 0  # tallied
@@ -218,13 +225,12 @@ class CachingAllocator:
             block = self.allocate_from_pools(size, nbytes)
         block.requested = nbytes
         ledger = self.ledger
-        ledger.append(block.size)
+        ledger.append(block.size)  # (may be more than ``size``: a block not worth splitting)
         if len(ledger) > LEDGER_LENGTH:
             with self.lock:
                 self.tally()
-        segment = block.segment
-        storage = np.ndarray((count,), dtype, segment.memory, block.address - segment.address)
-        block.ref = ref = StorageRef(storage, self.release)
+        storage = np.ndarray(count, dtype, block.memory, block.offset)
+        block.ref = ref = StorageRef(storage, self.on_free)
         ref.block = block
         return storage
 
@@ -234,7 +240,7 @@ class CachingAllocator:
             block = ref.block
             block.ref = None
             self.ledger.append(-block.size)
-            self.cached[block.size].append(block)
+            block.size_cache.append(block)  # (``self.cached[block.size]``, looked up once)
 
     def tally(self) -> None:
         """Add the ledger up into the counters: current bytes, their peak, the count
@@ -268,7 +274,7 @@ class CachingAllocator:
         rest = block.size - size
         if (rest >= GRANULE) if pool is self.small else (rest > SMALL_BLOCK):
             self.split(block, size)
-        self.cached.setdefault(block.size, [])  # where ``release`` will put it
+        block.size_cache = self.cached.setdefault(block.size, [])  # where ``release`` puts it
         return block
 
     def best_fit(self, pool: Pool, size: int) -> Block | None:
