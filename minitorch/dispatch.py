@@ -322,12 +322,16 @@ def _strided(t: Any) -> Strided:
 _new_tuple = tuple.__new__
 
 
-def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: tuple,
-         scalars_again: Any = None) -> Any:  # fmt: skip
-    """Check devices, run ``call(backend module)``, and record it if anything records.
+def _operands(args: Any) -> Any:
+    """``args`` with every tensor (also inside lists and tuples) as its ``Strided``."""
+    if isinstance(args, (list, tuple)):
+        return type(args)(_operands(a) for a in args)
+    return _strided(args) if hasattr(args, "_storage") else args
 
-    ``args`` are the backend call's arguments with tensors in place of ``Strided``
-    operands: what a capture (``minitorch.compile``) keeps of the call."""
+
+def _backend(out: Any, inputs: tuple) -> ModuleType:
+    """The backend module that runs a call writing ``out`` from ``inputs``, after
+    checking that they all live on one device."""
     device = out.device
     for t in inputs:
         if t.device is not device and t.device != device:
@@ -335,22 +339,38 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
                 "Expected all tensors to be on the same device, but found at least two "
                 f"devices, {device} and {t.device}! Move them with .to(device) first."
             )
-    module = _loaded.get(_active[device.type]) or kernels_for(device.type)  # (inlined)
-    if not recording:
-        call(module)
-        return out
+    return _loaded.get(_active[device.type]) or kernels_for(device.type)  # (inlined)
+
+
+# Each primitive below runs its kernel at once when nothing records (the usual case):
+#
+#     _backend(out, inputs).zip(op, _strided(out), _strided(a), _strided(b))
+#
+# and otherwise through ``_run_recorded``, which makes the same call (``args`` with each
+# tensor as its ``Strided``) and tells the open traces and captures about it.
+
+
+def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tuple,
+                  scalars_again: Any = None) -> Any:  # fmt: skip
+    """Check devices, run ``primitive(*args)`` on the backend, time it and record it.
+
+    ``args`` are the backend call's arguments with tensors in place of ``Strided``
+    operands: what a capture (``minitorch.compile``) keeps of the call."""
+    module = _backend(out, inputs)
+    call = getattr(module, primitive)
+    kernel_args = _operands(args)
     compiled_before = compile_time.seconds()
     collect = getattr(module, "collect_launches", None)  # backends whose launches are queued
     start = time.perf_counter()
     with collect() if collect else contextlib.nullcontext(()) as launches:
-        call(module)
+        call(*kernel_args)
     seconds = time.perf_counter() - start
     compile_seconds = compile_time.seconds() - compiled_before  # a kernel's first call compiles it
     seconds -= compile_seconds
     stack = thread_state.op_stack
     op, phase = stack[-1] if stack else (kernel, "forward")
     for recorder in _my_captures():
-        recorder.kernel(primitive, args, device.type, op, phase, scalars_again)
+        recorder.kernel(primitive, args, out.device.type, op, phase, scalars_again)
     if not (_traces or _debug):
         return out
     operands = (out, *inputs)
@@ -361,7 +381,7 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
         primitive=primitive,
         kernel=kernel,
         backend=module.NAME,
-        device=str(device),
+        device=str(out.device),
         dtype=(inputs[0] if inputs else out).dtype.name,
         shapes=tuple(t._shape for t in operands),
         strides=tuple(t._strides for t in operands),
@@ -388,76 +408,97 @@ def _run(primitive: str, kernel: str, out: Any, inputs: tuple, call: Any, args: 
 
 
 def map(op: str, out: Any, a: Any) -> Any:  # noqa: A001 (the primitive's name)
-    return _run("map", op, out, (a,), lambda k: k.map(op, _strided(out), _strided(a)), (op, out, a))
+    if recording:
+        return _run_recorded("map", op, out, (a,), (op, out, a))
+    _backend(out, (a,)).map(op, _strided(out), _strided(a))
+    return out
 
 
 def zip(op: str, out: Any, a: Any, b: Any) -> Any:  # noqa: A001
-    return _run("zip", op, out, (a, b), lambda k: k.zip(op, _strided(out), _strided(a), _strided(b)),
-                (op, out, a, b))  # fmt: skip
+    if recording:
+        return _run_recorded("zip", op, out, (a, b), (op, out, a, b))
+    _backend(out, (a, b)).zip(op, _strided(out), _strided(a), _strided(b))
+    return out
 
 
 def where(out: Any, cond: Any, a: Any, b: Any) -> Any:
-    return _run("where", "where", out, (cond, a, b),
-                lambda k: k.where(_strided(out), _strided(cond), _strided(a), _strided(b)),
-                (out, cond, a, b))  # fmt: skip
+    if recording:
+        return _run_recorded("where", "where", out, (cond, a, b), (out, cond, a, b))
+    _backend(out, (cond, a, b)).where(_strided(out), _strided(cond), _strided(a), _strided(b))
+    return out
 
 
 def reduce(op: str, out: Any, a: Any, dim: int) -> Any:
-    return _run("reduce", op, out, (a,), lambda k: k.reduce(op, _strided(out), _strided(a), dim),
-                (op, out, a, dim))  # fmt: skip
+    if recording:
+        return _run_recorded("reduce", op, out, (a,), (op, out, a, dim))
+    _backend(out, (a,)).reduce(op, _strided(out), _strided(a), dim)
+    return out
 
 
 def arg_reduce(op: str, out: Any, a: Any, dim: int) -> Any:
-    return _run("arg_reduce", op, out, (a,),
-                lambda k: k.arg_reduce(op, _strided(out), _strided(a), dim), (op, out, a, dim))  # fmt: skip
+    if recording:
+        return _run_recorded("arg_reduce", op, out, (a,), (op, out, a, dim))
+    _backend(out, (a,)).arg_reduce(op, _strided(out), _strided(a), dim)
+    return out
 
 
 def matmul(out: Any, a: Any, b: Any) -> Any:
-    return _run("matmul", "matmul", out, (a, b),
-                lambda k: k.matmul(_strided(out), _strided(a), _strided(b)), (out, a, b))  # fmt: skip
+    if recording:
+        return _run_recorded("matmul", "matmul", out, (a, b), (out, a, b))
+    _backend(out, (a, b)).matmul(_strided(out), _strided(a), _strided(b))
+    return out
 
 
 def gather(out: Any, a: Any, dim: int, index: Any) -> Any:
-    return _run("gather", "gather", out, (a, index),
-                lambda k: k.gather(_strided(out), _strided(a), dim, _strided(index)),
-                (out, a, dim, index))  # fmt: skip
+    if recording:
+        return _run_recorded("gather", "gather", out, (a, index), (out, a, dim, index))
+    _backend(out, (a, index)).gather(_strided(out), _strided(a), dim, _strided(index))
+    return out
 
 
 def scatter_add(out: Any, dim: int, index: Any, src: Any) -> Any:
-    return _run("scatter_add", "scatter_add", out, (index, src),
-                lambda k: k.scatter_add(_strided(out), dim, _strided(index), _strided(src)),
-                (out, dim, index, src))  # fmt: skip
+    if recording:
+        return _run_recorded("scatter_add", "scatter_add", out, (index, src), (out, dim, index, src))
+    _backend(out, (index, src)).scatter_add(_strided(out), dim, _strided(index), _strided(src))
+    return out
 
 
 def scan(op: str, out: Any, a: Any, dim: int) -> Any:
-    return _run("scan", op, out, (a,), lambda k: k.scan(op, _strided(out), _strided(a), dim),
-                (op, out, a, dim))  # fmt: skip
+    if recording:
+        return _run_recorded("scan", op, out, (a,), (op, out, a, dim))
+    _backend(out, (a,)).scan(op, _strided(out), _strided(a), dim)
+    return out
 
 
 # Sorting and the matrix factorisations: whole lines or matrices at a time, not elements.
 
 
 def sort(values: Any, indices: Any, a: Any, dim: int, descending: bool) -> Any:
-    return _run("sort", "sort", values, (indices, a),
-                lambda k: k.sort(_strided(values), _strided(indices), _strided(a), dim, descending),
-                (values, indices, a, dim, descending))  # fmt: skip
+    if recording:
+        return _run_recorded("sort", "sort", values, (indices, a), (values, indices, a, dim, descending))
+    _backend(values, (indices, a)).sort(_strided(values), _strided(indices), _strided(a), dim, descending)
+    return values
 
 
 def lu_factor(lu: Any, pivots: Any) -> Any:
-    return _run("lu_factor", "lu_factor", lu, (),
-                lambda k: k.lu_factor(_strided(lu), _strided(pivots)), (lu, pivots))  # fmt: skip
+    if recording:
+        return _run_recorded("lu_factor", "lu_factor", lu, (), (lu, pivots))
+    _backend(lu, ()).lu_factor(_strided(lu), _strided(pivots))
+    return lu
 
 
 def lu_solve(x: Any, lu: Any, pivots: Any) -> Any:
-    return _run("lu_solve", "lu_solve", x, (lu, pivots),
-                lambda k: k.lu_solve(_strided(x), _strided(lu), _strided(pivots)),
-                (x, lu, pivots))  # fmt: skip
+    if recording:
+        return _run_recorded("lu_solve", "lu_solve", x, (lu, pivots), (x, lu, pivots))
+    _backend(x, (lu, pivots)).lu_solve(_strided(x), _strided(lu), _strided(pivots))
+    return x
 
 
 def svd(u: Any, s: Any, vh: Any, a: Any) -> Any:
-    return _run("svd", "svd", s, (a,),
-                lambda k: k.svd(_strided(u), _strided(s), _strided(vh), _strided(a)),
-                (u, s, vh, a))  # fmt: skip
+    if recording:
+        return _run_recorded("svd", "svd", s, (a,), (u, s, vh, a))
+    _backend(s, (a,)).svd(_strided(u), _strided(s), _strided(vh), _strided(a))
+    return s
 
 
 def record_replayed(primitive: str, kernel: str, device_type: str, operands: list, op: str, phase: str,
@@ -525,11 +566,8 @@ def optimizer_step(rule: str, params: list, grads: list, states: tuple[list, ...
     the element rule ``rule`` ("sgd", "adam"): ``minitorch/backends/reference_optimizer.py``.
     ``scalars_again()`` gives the numbers of a later step (for a compiled replay)."""
     others = tuple(t for group in (grads, *states) for t in group) + tuple(params[1:])
-
-    def call(k: ModuleType) -> None:
-        strided_states = tuple([_strided(s) for s in group] for group in states)
-        k.optimizer_step(rule, [_strided(p) for p in params], [_strided(g) for g in grads],
-                         strided_states, scalars)  # fmt: skip
-
-    return _run("optimizer_step", rule, params[0], others, call, (rule, params, grads, states, scalars),
-                scalars_again)
+    args = (rule, params, grads, states, scalars)
+    if recording:
+        return _run_recorded("optimizer_step", rule, params[0], others, args, scalars_again)
+    _backend(params[0], others).optimizer_step(*_operands(args))
+    return params[0]
