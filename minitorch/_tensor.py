@@ -51,12 +51,13 @@ class Size(tuple):
 
 class VersionCounter:
     """How many times a storage was written in place. Shared by all views of it, so
-    autograd can tell that a tensor it saved for backward has changed since."""
+    autograd can tell that a tensor it saved for backward has changed since.
 
-    __slots__ = ("value",)
+    Every new tensor makes one, and most are never written in place, so ``value``
+    starts as this class attribute: making a counter runs no ``__init__``, and the
+    instance gets a ``value`` of its own at its first bump."""
 
-    def __init__(self) -> None:
-        self.value = 0
+    value = 0
 
 
 class Tensor:
@@ -141,7 +142,9 @@ class Tensor:
             storage = dispatch.empty(count, dtype.numpy, device.type)
         except MemoryError as error:
             raise out_of_memory(shape, dtype.itemsize) from error
-        return Tensor._make(storage, shape, strides, 0, dtype, device)
+        t = object.__new__(Tensor)  # (``_make``, inlined: every op's output is made here)
+        t._init(storage, shape, strides, 0, dtype, device)
+        return t
 
     @staticmethod
     def _full(shape: tuple[int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
