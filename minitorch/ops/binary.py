@@ -29,6 +29,7 @@ from minitorch.ops.common import (
     require_tensor,
     result_strides,
 )
+from minitorch.ops.lean_lane import lean_zip
 from minitorch.scalar_ops import ZIP_OPS
 
 
@@ -333,11 +334,19 @@ class Clamp(Function):
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * b``."""
+    if alpha == 1 and alpha is not True:  # (then ``alpha * b`` is ``b``)
+        out = lean_zip("add", a, b)  # operands that need no graph: see lean_lane.py
+        if out is not None:
+            return out
     return Add.apply(a, _times_alpha(a, b, alpha))
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     """``a - alpha * b``."""
+    if alpha == 1 and alpha is not True:
+        out = lean_zip("sub", a, b)
+        if out is not None:
+            return out
     return Sub.apply(a, _times_alpha(a, b, alpha))
 
 
@@ -364,13 +373,15 @@ def _times_alpha(a: Any, b: Any, alpha: Any) -> Any:
 
 
 def mul(a: Any, b: Any) -> Tensor:
-    return Mul.apply(a, b)
+    out = lean_zip("mul", a, b)
+    return out if out is not None else Mul.apply(a, b)
 
 
 def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (``rounding_mode=None``), or ``"floor"``/``"trunc"`` rounding."""
     if rounding_mode is None:
-        return Div.apply(a, b)
+        out = lean_zip("div", a, b)
+        return out if out is not None else Div.apply(a, b)
     if rounding_mode == "floor":
         return floor_divide(a, b)
     if rounding_mode == "trunc":

@@ -160,11 +160,19 @@ def result_strides(shape: tuple[int, ...], operands: Sequence[Tensor]) -> tuple[
     operand qualifies."""
     for t in operands:
         if t._shape == shape and 0 not in t._strides:
-            if is_contiguous(t._shape, t._strides):
-                return None
-            strides = strides_in_order(t._shape, t._strides)
-            return None if strides == contiguous_strides(shape) else strides
+            return dense_strides_like(shape, t._strides)
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def dense_strides_like(shape: Shape, strides: Strides) -> Strides | None:
+    """Strides that lay ``shape`` out densely in the memory order of ``strides`` (which
+    has no stride 0); ``None`` when that order is row-major. Remembered, like the
+    broadcasting answers above: a program meets the same few layouts on every step."""
+    if is_contiguous(shape, strides):
+        return None
+    dense = strides_in_order(shape, strides)
+    return None if dense == contiguous_strides(shape) else dense
 
 
 def shares_storage(a: Tensor, b: Tensor) -> bool:
