@@ -319,9 +319,10 @@ def reshape(x: Tensor, *shape: Any) -> Tensor:
     """Like ``view`` when possible; otherwise copies into a contiguous tensor first."""
     require_tensor("reshape", x)
     new_shape = layout.infer_shape(sizes_from(shape), x.numel())
-    if layout.view_strides(x._shape, x._strides, new_shape) is None:
-        x = contiguous(x)
-    return view(x, new_shape)
+    strides = layout.view_strides(x._shape, x._strides, new_shape)
+    if strides is None:
+        return view(contiguous(x), new_shape)
+    return View.apply(x, (new_shape, strides, x._offset))
 
 
 def permute(x: Tensor, *dims: Any) -> Tensor:
