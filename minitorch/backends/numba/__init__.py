@@ -125,7 +125,10 @@ def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive
     shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides)
     if total:
         args = (out.storage, a.storage, shape, strides, out.offset, a.offset, total)
-        parallel_policy.run("map", op, total, _MAP_KERNELS[op], args)
+        if total < parallel_policy.serial_below:  # small: the serial kernel, at once
+            _MAP_KERNELS[op][0](*args, 1)
+        else:
+            parallel_policy.run("map", op, total, _MAP_KERNELS[op], args)
 
 
 @through_float32
@@ -134,7 +137,10 @@ def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides, b.strides)
     if total:
         args = (out.storage, a.storage, b.storage, shape, strides, out.offset, a.offset, b.offset, total)
-        parallel_policy.run("zip", op, total, _ZIP_KERNELS[op], args)
+        if total < parallel_policy.serial_below:  # small: the serial kernel, at once
+            _ZIP_KERNELS[op][0](*args, 1)
+        else:
+            parallel_policy.run("zip", op, total, _ZIP_KERNELS[op], args)
 
 
 @through_float32

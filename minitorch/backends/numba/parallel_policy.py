@@ -54,6 +54,11 @@ THRESHOLDS = {
 PROBE_EVERY = 16  # large calls between two tries of the path that measured slower
 
 _forced: str | None = None  # "serial", "parallel" or None (decide)
+# Elementwise work below which ``map`` and ``zip`` (in ``__init__.py``) call their serial
+# kernel at once, without asking ``run``: the first rule above, tested by the caller to
+# save a Python call on every small op. 0 while ``force()`` pins a path: then every
+# call goes through ``run``.
+serial_below = ELEMENTWISE_THRESHOLD
 parallel_calls: Counter = Counter()  # primitive -> calls that ran the parallel kernel
 
 
@@ -126,11 +131,13 @@ def _call(primitive: str, kernels: tuple, args: tuple, parallel: bool) -> None:
 def force(path: str | None) -> Iterator[None]:
     """Inside the block every kernel takes ``path`` ("serial" or "parallel", whatever the
     size; None: decide as usual). For tests that compare the two paths."""
-    global _forced
+    global _forced, serial_below
     if path not in (None, "serial", "parallel"):
         raise ValueError(f"force() takes 'serial', 'parallel' or None, not {path!r}")
     previous, _forced = _forced, path
+    serial_below = ELEMENTWISE_THRESHOLD if path is None else 0
     try:
         yield
     finally:
         _forced = previous
+        serial_below = ELEMENTWISE_THRESHOLD if previous is None else 0
