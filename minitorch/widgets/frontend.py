@@ -25,8 +25,9 @@ twin*, the SVG picture and the text that a saved notebook shows where widgets ca
 the widget's state changes (a click, a training step, an allocation) the twin is
 replaced (``update_display_data``), at most ``STATIC_UPDATES_PER_SECOND`` times a second,
 and at the end of every cell that changed it (IPython's ``post_run_cell`` event), so the
-saved picture shows the state the notebook was saved in, however slow the machine. Where the live view runs, the theme's CSS hides the twin (the CSS exists
-only where the widget runs). Colab puts each output in its own frame, where that CSS
+saved picture shows the state the notebook was saved in, however slow the machine.
+Where the live view runs, the theme's CSS hides the twin (the CSS exists only where the
+widget runs). Colab puts each output in its own frame, where that CSS
 cannot reach the twin, so there the widget writes one output as before: the live view
 with the picture of the moment it was shown.
 """
