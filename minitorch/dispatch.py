@@ -324,8 +324,10 @@ _new_tuple = tuple.__new__
 
 def _operands(args: Any) -> Any:
     """``args`` with every tensor (also inside lists and tuples) as its ``Strided``."""
-    if isinstance(args, (list, tuple)):
-        return type(args)(_operands(a) for a in args)
+    if isinstance(args, list):  # (list comprehensions: a generator costs more per item)
+        return [_operands(a) for a in args]
+    if isinstance(args, tuple):
+        return tuple([_operands(a) for a in args])
     return _strided(args) if hasattr(args, "_storage") else args
 
 

@@ -279,14 +279,15 @@ class BackwardNode(Node):
 
 
 # One BackwardNode subclass per Function, named as PyTorch names its node classes, so
-# that ``type(y.grad_fn).__name__`` is ``"MulBackward0"`` as tutorials print it. Weak
-# keys: a Function class defined in a notebook cell and then redefined can be freed.
-_node_classes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# that ``type(y.grad_fn).__name__`` is ``"MulBackward0"`` as tutorials print it. It is
+# kept in the Function class's own ``__dict__`` (not inherited: a subclass of a Function
+# gets its own), so finding it is one lookup, and a Function class defined in a notebook
+# cell and then redefined is freed with its node class.
 
 
 def node_class_of(function: type[Function]) -> type[BackwardNode]:
     """The class of the nodes ``function`` records (made once, on its first use)."""
-    node_class = _node_classes.get(function)
+    node_class = function.__dict__.get("_node_class")
     if node_class is None:
         if function.node_name is not None:
             name = function.node_name
@@ -294,7 +295,8 @@ def node_class_of(function: type[Function]) -> type[BackwardNode]:
             name = function.__name__ + "Backward0"
         else:  # a user's own Function, as PyTorch names it
             name = function.__name__ + "Backward"
-        node_class = _node_classes[function] = type(name, (BackwardNode,), {"__module__": __name__})
+        node_class = type(name, (BackwardNode,), {"__module__": __name__})
+        function._node_class = node_class
     return node_class
 
 

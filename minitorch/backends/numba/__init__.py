@@ -219,15 +219,22 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
         map("copy", out, Strided(np.zeros(1, out.storage.dtype), out.shape, (0, 0, 0), 0))
         return
     announce_if_compiling(MATMUL_KERNELS[0], "matmul")
-    args = (
-        out.storage,
-        a.storage,
-        b.storage,
-        np.array((batch, rows, depth, cols), dtype=np.int64),
-        np.array((out.strides, a.strides, b.strides), dtype=np.int64),
-        np.array((out.offset, a.offset, b.offset), dtype=np.int64),
-    )
+    shape, strides, offsets = matmul_layout(out.shape, depth, out.strides, a.strides, b.strides,
+                                            (out.offset, a.offset, b.offset))  # fmt: skip
+    args = (out.storage, a.storage, b.storage, shape, strides, offsets)
     parallel_policy.run("matmul", "matmul", batch * rows * cols * depth, MATMUL_KERNELS, args)
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def matmul_layout(out_shape: tuple, depth: int, out_strides: tuple, a_strides: tuple, b_strides: tuple,
+                  offsets: tuple):  # fmt: skip
+    """The int64 arrays a matmul kernel reads its layout from (``(batch, rows, depth,
+    cols)``, the strides of out, a and b, and their offsets), made once per layout: a
+    training step multiplies the same shapes every time. (The kernel only reads them.)"""
+    batch, rows, cols = out_shape
+    return (np.array((batch, rows, depth, cols), dtype=np.int64),
+            np.array((out_strides, a_strides, b_strides), dtype=np.int64),
+            np.array(offsets, dtype=np.int64))  # fmt: skip
 
 
 def _indexing_layout(shape, *operands: Strided):
