@@ -281,3 +281,14 @@ def test_devices_must_match_in_the_lane_too():
         with pytest.raises(RuntimeError, match="same device"):
             a + b
         mt.cuda.synchronize()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_squares_and_cubes_multiply_bit_for_bit_as_pytorch(dtype, backend):
+    """``x ** 2`` and ``x ** 3`` are computed by multiplying (``scalar_ops.pow_``), as
+    PyTorch's CPU kernels do: the same bits, on a loop that vectorizes."""
+    values = np.random.default_rng(7).standard_normal(1000).astype(dtype) * 50
+    x, tx = mt.from_numpy(values.copy()), torch.from_numpy(values.copy())
+    for exponent in (2, 3, 2.0, 3.0):
+        np.testing.assert_array_equal((x**exponent).numpy(), (tx**exponent).numpy())
+    np.testing.assert_array_equal(x.pow(mt.full((1000,), 3.0, dtype=x.dtype)).numpy(), (tx * tx * tx).numpy())
