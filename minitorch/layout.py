@@ -172,6 +172,7 @@ def strides_in_order(shape: Shape, strides: Strides) -> Strides:
     return tuple(result)
 
 
+@functools.lru_cache(maxsize=4096)  # every op's output asks this: remember the answers
 def new_tensor_layout(shape: Shape, itemsize: int) -> tuple[int, Strides]:
     """What a new contiguous tensor of ``shape`` (a tuple) needs: its element count, after
     ``checked_numel``'s checks (a shape that fails them raises, and is not remembered),
