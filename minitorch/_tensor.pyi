@@ -23,8 +23,6 @@ class Size(tuple):
 
 class VersionCounter:
     """How many times a storage was written in place."""
-    value: builtins.int
-    def __init__(self) -> None: ...
 
 
 class Tensor:
