@@ -155,7 +155,6 @@ def _contiguous_strides(shape: tuple[int, ...]) -> Strides:
 
 
 @functools.lru_cache(maxsize=4096)  # every op's output asks: remember the answers
-@functools.lru_cache(maxsize=4096)
 def strides_in_order(shape: Shape, strides: Strides) -> Strides:
     """Strides of a new dense tensor of ``shape`` whose dimensions lie in memory in the
     order of ``strides`` (largest stride outermost; ties keep their order).

@@ -42,7 +42,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import thread_state as grad_mode_of_thread
 from minitorch.dtypes import bool_
-from minitorch.ops.common import broadcast_view, dense_strides_like, result_strides, scalar_tensor
+from minitorch.ops.common import broadcast_view, result_strides, scalar_tensor
 from minitorch.scalar_ops import ZIP_OPS
 
 
@@ -67,7 +67,6 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
         return None
     if not b_is_tensor:  # a number: as the general path's ``as_operand`` and ``broadcast_all``
         b = broadcast_view(scalar_tensor(b, a.dtype, a), shape)
-    # Laid out like ``a`` (``result_strides``, whose answer per layout is remembered).
-    strides = dense_strides_like(shape, a._strides) if 0 not in a._strides else result_strides(shape, (a, b))
+    strides = result_strides(shape, (a, b))  # laid out like ``a`` (or ``b``), as the general path
     out = Tensor._empty(shape, bool_ if ZIP_OPS[op].returns_bool else a.dtype, a.device, strides)
     return dispatch.zip(op, out, a, b)

@@ -259,7 +259,7 @@ class Throttle:
                     self._scheduled.start()
                 return
             self._last_run = time.monotonic()
-        self._run(contextvars.copy_context())
+        self._run()
 
     def flush(self) -> None:
         """Run the scheduled run now, in this thread, if one is waiting; otherwise wait
@@ -271,7 +271,7 @@ class Throttle:
                 self._scheduled = None
                 self._last_run = time.monotonic()
         if waiting:
-            self._run(contextvars.copy_context())
+            self._run()
         else:
             with self._running:
                 pass
@@ -283,9 +283,13 @@ class Throttle:
             context = self._context
         self._run(context)
 
-    def _run(self, context: contextvars.Context) -> None:
+    def _run(self, context: contextvars.Context | None = None) -> None:
+        """Run the action (in ``context``, from the timer thread; else in the caller's)."""
         with self._running:
-            context.run(self.action)
+            if context is None:
+                self.action()
+            else:
+                context.run(self.action)
 
 
 _WIDGETS_WITH_TWINS: weakref.WeakSet = weakref.WeakSet()
