@@ -571,5 +571,7 @@ def optimizer_step(rule: str, params: list, grads: list, states: tuple[list, ...
     args = (rule, params, grads, states, scalars)
     if recording:
         return _run_recorded("optimizer_step", rule, params[0], others, args, scalars_again)
-    _backend(params[0], others).optimizer_step(*_operands(args))
+    _backend(params[0], others).optimizer_step(  # (the tensors as Strided; scalars as they are)
+        rule, [_strided(p) for p in params], [_strided(g) for g in grads],
+        tuple([_strided(t) for t in state] for state in states), scalars)  # fmt: skip
     return params[0]
