@@ -30,7 +30,7 @@ from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.creation import rand, randn
 from minitorch.dtypes import bool_, check_scalar_fits
 from minitorch.layout import broadcast_shapes, checked_numel, contiguous_strides, strides_in_order
-from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor
+from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor, scalar_tensor
 from minitorch.ops.shape import sizes_from
 
 
@@ -181,6 +181,10 @@ def fill_(t: Tensor, value: Any) -> Tensor:
     check_scalar_fits(value, t.dtype)
     if t.dtype is bool_:
         value = bool(value)  # any number is a truth value (even one beyond int64)
+    if not (is_grad_enabled() and t.requires_grad):  # no history to record (zero_grad's case):
+        check_inplace(t)  # write the value at once, from one cell broadcast
+        write(t, scalar_tensor(value, t.dtype, t))
+        return t
     return apply_inplace(t, lambda old: Fill.apply(old, value))
 
 
