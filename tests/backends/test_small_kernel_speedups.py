@@ -122,3 +122,47 @@ def test_small_and_skinny_matmul(batch, rows, depth, cols, dtype):
     want = (torch.from_numpy(a.copy()) @ torch.from_numpy(b.copy())).numpy()
     tolerance = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(out, want, rtol=tolerance, atol=tolerance * max(depth, 1))
+
+
+# ----- the rows kernel of small products (small_matmul_kernel.py) ------------------------
+
+# (batch, n, k, m) that ``matmul_path`` gives the rows kernel: m >= 8 columns, k <= m,
+# under the parallel threshold; odd sizes leave rows of b over after the passes of four
+ROWS_SHAPES = [(1, 1, 1, 8), (1, 8, 2, 8), (1, 500, 8, 8), (3, 5, 7, 9), (2, 13, 5, 17), (1, 64, 32, 64)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32])
+@pytest.mark.parametrize("layout_b", ["contiguous", "transposed", "stepped_at_end", "batch_broadcast"])
+@pytest.mark.parametrize("layout_a", ["contiguous", "transposed", "stepped_at_end", "batch_broadcast"])
+def test_rows_kernel_agrees_with_the_reference(layout_a, layout_b, dtype):
+    """The rows kernel, on every layout of ``a`` and ``b`` (a ``b`` without contiguous rows
+    is packed first), with the output inside a sentinel-filled storage."""
+    from minitorch.backends import reference
+
+    from .test_numba_kernels import assert_same, make_output, matmul_operand, twin
+
+    rng = np.random.default_rng(21)
+    for batch, n, k, m in ROWS_SHAPES:
+        assert numba_backend.matmul_path(batch * n * k * m, k, m, 1) == "rows"
+        a = matmul_operand(layout_a, batch, n, k, dtype, rng)
+        b = matmul_operand(layout_b, batch, k, m, dtype, rng)
+        out = make_output("contiguous", (batch, n, m), dtype)
+        expected = twin(out)
+        numba_backend.matmul(out, a, b)
+        reference.matmul(expected, a, b)
+        assert_same(out, expected, dtype, rtol=1e-5 if dtype == np.float32 else None)
+
+
+def test_rows_kernel_only_where_it_wins():
+    """The rule of ``matmul_path``: contiguous output rows, at least 8 columns, sums no
+    longer than the rows, and work the serial kernel should do (under the parallel
+    threshold); everything else takes the tiled kernel."""
+    from minitorch.backends.numba.parallel_policy import THRESHOLDS
+
+    path = numba_backend.matmul_path
+    assert path(500 * 8 * 8, 8, 8, 1) == "rows"
+    assert path(500 * 8 * 8, 8, 8, 500) == "tiled"  # transposed output
+    assert path(500 * 8 * 4, 8, 4, 1) == "tiled"  # few columns: nothing to vectorize
+    assert path(64 * 128 * 64, 128, 64, 1) == "tiled"  # long sums
+    assert path(THRESHOLDS["matmul"], 64, 64, 1) == "tiled"  # parallel work
+    assert path(THRESHOLDS["matmul"] - 1, 64, 64, 1) == "rows"
