@@ -197,6 +197,18 @@ def pow_(a, b):
     return a**b
 
 
+def tanh_backward(a, b):  # a: the gradient of y = tanh(x), b: y
+    return a * (1 - b * b)
+
+
+def sigmoid_backward(a, b):  # a: the gradient of y = sigmoid(x), b: y
+    return a * (1 - b) * b
+
+
+def relu_backward(a, b):  # a: the gradient of y = relu(x), b: y; NaN in y lets a through
+    return 0 if b <= 0 else a
+
+
 def atan2(a, b):  # the angle of the point (x=b, y=a), in (-pi, pi]
     return np.arctan2(a, b)
 
@@ -334,6 +346,12 @@ ZIP_OPS: dict[str, ScalarOp] = {
         ScalarOp("bitwise_right_shift", 2, bitwise_right_shift,
                  "(((long long)b < 0 || (long long)b >= 8 * (long long)sizeof(T))"
                  " ? (T)((long long)a < 0 ? -1 : 0) : (T)((long long)a >> (long long)b))"),
+        # Derivatives fused into one pass, for backward formulas that need no second
+        # derivative (``Tanh.backward`` in ``minitorch/ops/unary.py``): PyTorch's
+        # ``tanh_backward``, ``sigmoid_backward`` and ``threshold_backward``.
+        ScalarOp("tanh_backward", 2, tanh_backward, "a * ((T)1 - b * b)"),
+        ScalarOp("sigmoid_backward", 2, sigmoid_backward, "a * ((T)1 - b) * b"),
+        ScalarOp("relu_backward", 2, relu_backward, "(b <= (T)0 ? (T)0 : a)"),
     ]
 }
 

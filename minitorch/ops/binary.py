@@ -199,11 +199,12 @@ class Pow(Function):
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             # where b == 0 the derivative is 0 (even at a == 0, where a^(b-1) is inf)
-            grad_a = grad * b * a ** (b - 1)
             if isinstance(b, Tensor):
-                grad_a = where(b == 0, 0.0, grad_a)
+                grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1))
             elif b == 0:
                 grad_a = grad * 0
+            else:  # PyTorch's order, grad * (b a^(b-1)); a square's a^1 is a itself
+                grad_a = grad * (b * (a if b == 2 else a ** (b - 1)))
         if ctx.needs_input_grad[1]:
             log_a = a.log() if isinstance(a, Tensor) else Tensor._full((), a, y.dtype, y.device).log()
             grad_b = grad * y * where((a == 0) & (b >= 0), 0.0, log_a)

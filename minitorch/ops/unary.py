@@ -14,9 +14,11 @@ from __future__ import annotations
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import bool_, finfo, get_default_dtype, int64
-from minitorch.ops.binary import where
+from minitorch.ops.binary import apply_zip, where
 from minitorch.ops.common import cast, require_tensor, result_strides
+from minitorch.ops.lean_lane import lean_zip
 from minitorch.scalar_ops import MAP_OPS
 
 
@@ -42,6 +44,16 @@ def apply_map(op: str, x: Tensor) -> Tensor:
     strides = result_strides(x._shape, (x,))  # x's memory order (None: contiguous)
     out = Tensor._empty(x._shape, bool_ if scalar_op.returns_bool else x.dtype, x.device, strides)
     return dispatch.map(op, out, x)
+
+
+def fused_derivative(op: str, grad: Tensor, y: Tensor) -> Tensor:
+    """``grad`` times the derivative, computed from the saved output ``y`` in one kernel
+    (``tanh_backward``... in the scalar-op table) instead of three: a backward with
+    ``create_graph=False`` (grad mode off) has no use for the steps in between. With
+    ``create_graph=True`` the caller writes the formula as tensor ops, which autograd
+    can differentiate again."""
+    out = lean_zip(op, grad, y)
+    return apply_zip(op, grad, y) if out is None else out
 
 
 class Neg(Function):
@@ -225,6 +237,8 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
+        if not is_grad_enabled():
+            return fused_derivative("tanh_backward", grad, y)
         return grad * (1 - y * y)
 
 
@@ -268,6 +282,8 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
+        if not is_grad_enabled():
+            return fused_derivative("sigmoid_backward", grad, y)
         return grad * y * (1 - y)
 
 
@@ -301,7 +317,9 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
-        return grad * (y > 0)
+        if not is_grad_enabled():
+            return fused_derivative("relu_backward", grad, y)
+        return where(y <= 0, 0.0, grad)  # (where y is NaN the gradient passes, as in PyTorch)
 
 
 class Reciprocal(Function):
