@@ -137,7 +137,14 @@ class Tensor:
         ``strides`` that lay ``shape`` out densely in another order of the dimensions."""
         shape = tuple(shape)
         count, contiguous = new_tensor_layout(shape, dtype.itemsize)  # checked, remembered
-        strides = contiguous if strides is None else strides
+        return Tensor._empty_counted(count, shape, contiguous if strides is None else strides, dtype, device)
+
+    @staticmethod
+    def _empty_counted(count: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType,
+                       device: Device) -> Tensor:  # fmt: skip
+        """``_empty`` for a caller that has the checked element count ``count`` of
+        ``shape`` already (``new_tensor_layout``'s), and the strides: the lean lane
+        keeps both in its plans (``minitorch/ops/lean_lane.py``)."""
         try:
             storage = dispatch.empty(count, dtype.numpy, device.type)
         except MemoryError as error:

@@ -45,7 +45,10 @@ BACKENDS: dict[str, tuple[str, str]] = {
 }
 DEFAULT_BACKEND = {"cpu": os.environ.get("MINITORCH_CPU_BACKEND", "numba"), "cuda": "cuda"}
 
-_active: dict[str, str] = dict(DEFAULT_BACKEND)
+# device type -> the name of the backend running it now (``set_backend`` changes it; the
+# lean lane, ``minitorch/ops/lean_lane.py``, keys its plans by it, as ``map`` and ``zip``
+# below key theirs)
+active_backends: dict[str, str] = dict(DEFAULT_BACKEND)
 _loaded: dict[str, ModuleType] = {}
 
 
@@ -69,12 +72,12 @@ def set_backend(device: str, name: str) -> None:
     if BACKENDS[name][1] != device_type:
         raise ValueError(f"backend {name!r} runs on {BACKENDS[name][1]!r}, not {device_type!r}")
     load_backend(name)
-    _active[device_type] = name
+    active_backends[device_type] = name
 
 
 def get_backend(device: str = "cpu") -> str:
     """The name of the backend currently used for ``device``."""
-    return _active[str(device).split(":")[0]]
+    return active_backends[str(device).split(":")[0]]
 
 
 @contextlib.contextmanager
@@ -86,12 +89,12 @@ def backend(name: str, device: str | None = None) -> Iterator[None]:
     try:
         yield
     finally:
-        _active[device_type] = previous
+        active_backends[device_type] = previous
 
 
 def kernels_for(device_type: str) -> ModuleType:
     """The backend module that runs calls on ``device_type``."""
-    name = _active[device_type]
+    name = active_backends[device_type]
     module = _loaded.get(name)  # every kernel call and allocation asks: one lookup
     return module if module is not None else load_backend(name)
 
@@ -102,7 +105,7 @@ def kernels_for(device_type: str) -> ModuleType:
 
 
 def empty(count: int, numpy_dtype: Any, device_type: str) -> Any:
-    module = _loaded.get(_active[device_type])  # ``kernels_for``, inlined: every op allocates
+    module = _loaded.get(active_backends[device_type])  # ``kernels_for``, inlined: every op allocates
     storage = (module or kernels_for(device_type)).empty(count, numpy_dtype)
     if recording:
         for recorder in _my_captures():
@@ -341,7 +344,7 @@ def _backend(out: Any, inputs: tuple) -> ModuleType:
                 "Expected all tensors to be on the same device, but found at least two "
                 f"devices, {device} and {t.device}! Move them with .to(device) first."
             )
-    return _loaded.get(_active[device.type]) or kernels_for(device.type)  # (inlined)
+    return _loaded.get(active_backends[device.type]) or kernels_for(device.type)  # (inlined)
 
 
 # Each primitive below runs its kernel at once when nothing records (the usual case):
@@ -409,17 +412,88 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
     return out
 
 
+# ``map`` and ``zip``, the primitives of every small op, go one step further: a *plan*,
+# remembered per layout, runs them. A plan is a function ``run(out, a[, b], out_offset,
+# a_offset[, b_offset])`` of the storages and offsets alone, made once for everything
+# else a call depends on, which is its key:
+#
+#     (primitive, op, backend name, out's dtype, a's dtype, shape, strides of out, a[, b])
+#
+# The backend name is the one active for the device now (so ``set_backend`` or ``with
+# backend(...)`` finds other plans), the dtypes and strides are read from the tensors on
+# every call, and nothing else is kept: storages and offsets come with each call, so a
+# plan never holds a tensor, and in-place writes, views of changed bases, or storage the
+# allocator hands out again cannot make one stale. A plan is a pure function of its key,
+# so all threads share them. A backend that offers runners (``map_runner``/
+# ``zip_runner``: the Numba backend) gives its own, which calls the kernel directly;
+# otherwise the plan calls the primitive with ``Strided`` operands, as the line above.
+# (``tests/core/test_op_plans.py`` checks both, and when a plan is used.)
+
+PLAN_CACHE_SIZE = 4096  # plans kept; a program making ever new layouts starts afresh
+_plans: dict[tuple, Any] = {}
+plans_made = 0  # how many plans were made: tests see whether a call found its plan
+
+
+def _new_plan(key: tuple) -> Any:
+    """The plan for ``key`` (see above), made and remembered."""
+    global plans_made
+    primitive, op, backend_name, out_dtype, a_dtype, shape, *all_strides = key
+    module = load_backend(backend_name)
+    runner = getattr(module, primitive + "_runner", None)
+    if runner is not None and module.takes_runner(out_dtype.numpy) and module.takes_runner(a_dtype.numpy):
+        run = runner(op, shape, *all_strides)
+    else:
+        run = _primitive_plan(getattr(module, primitive), op, shape, tuple(all_strides))
+    if len(_plans) >= PLAN_CACHE_SIZE:
+        _plans.clear()
+    _plans[key] = run
+    plans_made += 1
+    return run
+
+
+def _primitive_plan(primitive: Any, op: str, shape: tuple, all_strides: tuple) -> Any:
+    """A plan that calls the backend's ``primitive(op, out, a[, b])`` with ``Strided``
+    operands of ``shape`` and ``all_strides`` (out's first)."""
+    count = len(all_strides)
+
+    def run(*storages_then_offsets: Any) -> None:
+        storages, offsets = storages_then_offsets[:count], storages_then_offsets[count:]
+        primitive(op, *[Strided(storages[i], shape, all_strides[i], offsets[i]) for i in range(count)])
+
+    return run
+
+
+def plan(primitive: str, op: str, device_type: str, out_dtype: Any, a_dtype: Any, shape: tuple,
+         *all_strides: tuple) -> Any:  # fmt: skip
+    """The plan ``map`` or ``zip`` (``primitive``) would use for these operands on
+    ``device_type`` now (strides of out, then of each input), for a caller that keeps
+    plans of its own (the lean lane) and runs them while nothing records."""
+    key = (primitive, op, active_backends[device_type], out_dtype, a_dtype, shape, *all_strides)
+    return _plans.get(key) or _new_plan(key)
+
+
 def map(op: str, out: Any, a: Any) -> Any:  # noqa: A001 (the primitive's name)
     if recording:
         return _run_recorded("map", op, out, (a,), (op, out, a))
-    _backend(out, (a,)).map(op, _strided(out), _strided(a))
+    device = out.device
+    if a.device is not device:
+        _backend(out, (a,))  # (raises for two devices)
+    key = ("map", op, active_backends[device.type], out.dtype, a.dtype, out._shape, out._strides, a._strides)
+    run = _plans.get(key) or _new_plan(key)
+    run(out._storage, a._storage, out._offset, a._offset)
     return out
 
 
 def zip(op: str, out: Any, a: Any, b: Any) -> Any:  # noqa: A001
     if recording:
         return _run_recorded("zip", op, out, (a, b), (op, out, a, b))
-    _backend(out, (a, b)).zip(op, _strided(out), _strided(a), _strided(b))
+    device = out.device
+    if a.device is not device or b.device is not device:
+        _backend(out, (a, b))  # (raises for two devices)
+    key = ("zip", op, active_backends[device.type], out.dtype, a.dtype, out._shape, out._strides, a._strides,
+           b._strides)  # fmt: skip
+    run = _plans.get(key) or _new_plan(key)
+    run(out._storage, a._storage, b._storage, out._offset, a._offset, b._offset)
     return out
 
 
@@ -550,7 +624,7 @@ def compile_fused(device_type: str, steps: tuple[FusedStep, ...], input_dtypes: 
     and compiled by the backend running ``device_type``: ``(kernel, source)``, called
     ``kernel(out, *inputs)`` with ``Strided`` operands of the given layouts. None when
     that backend has no fused kernels (the reference backends) or not for these dtypes."""
-    module = FUSED_KERNELS.get(_active[device_type])
+    module = FUSED_KERNELS.get(active_backends[device_type])
     if module is None:
         return None
     return importlib.import_module(module).compile_fused(steps, input_dtypes, shape, strides)

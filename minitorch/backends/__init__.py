@@ -52,6 +52,14 @@ Functions each backend module provides::
                                      calls inside, each stamped with its start and end
                                      when its stream runs it (the dispatch viewer's rows)
     from_numpy(array, non_blocking=True)   optional too (CUDA): the copy is queued
+    map_runner(op, shape, out_strides, a_strides) -> run(out, a, out_offset, a_offset)
+    zip_runner(op, shape, out_strides, a_strides, b_strides)
+                       -> run(out, a, b, out_offset, a_offset, b_offset)
+    takes_runner(numpy_dtype) -> bool
+                                     optional (Numba): ``map``/``zip`` for one layout,
+                                     called with storages and offsets only, for the
+                                     dtypes ``takes_runner`` accepts (dispatch keeps one
+                                     per layout: its "plans")
 """
 
 import os

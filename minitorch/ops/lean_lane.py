@@ -23,9 +23,26 @@ When all four hold, the result is exactly what the general path computes (the sa
 dtype, strides and values: ``tests/core/test_lean_lane.py`` checks both against PyTorch),
 so the lane allocates the output and calls the kernel at once::
 
-    if b is a number: b = a 0-d tensor of a's dtype, viewed at a's shape (stride 0)
-    out = a new tensor of a's shape, laid out like a (result_strides)
-    dispatch.zip(op, out, a, b)
+    if b is a number: b = a 0-d tensor of a's dtype, read with stride 0 at a's shape
+    plan = the lane's plan for (op, backend, a's dtype, shape, a's strides, b's strides)
+    out = a new tensor of a's shape and plan.out_dtype, laid out as plan.out_strides
+    plan.run(out's storage, a's storage, b's storage, 0, a's offset, b's offset)
+
+**Plans.** Everything but the storages and offsets is the same on every call with the
+same key (the op, the backend active for the device, ``a``'s dtype, the shape, the strides
+of ``a`` and ``b``; a number ``b`` is keyed as ``None``): the output's dtype and strides
+(``result_strides``: ``a``'s memory order), its element count, and the kernel call for
+that layout (``dispatch.plan``: the merged layout, which kernel). So the lane works them
+out on the first call and remembers them in a ``ZipPlan``; a later call with the same key
+reads the strides and dtype off the tensors, finds its plan with one dictionary lookup,
+allocates and runs. A plan holds no tensor and no storage, so nothing can make it stale:
+an in-place write changes values, not layouts; a view whose base changed still has its
+own strides and offset, read on each call; storage the allocator hands out again is just
+the storage passed on that call; a tensor whose ``data`` was replaced has new fields,
+read on each call; another backend (``set_backend``) or dtype is another key. A plan is a
+pure function of its key, so every thread shares them (grad mode and recording, which
+are per thread, are asked on every call). ``plans_made`` counts the plans made, so tests
+can tell whether a call found one.
 
 When any of them fails, ``lean_zip`` returns ``None`` and the op takes the general path:
 a graph is recorded when one is needed, promotion and broadcasting happen as usual, and
@@ -42,8 +59,31 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import thread_state as grad_mode_of_thread
 from minitorch.dtypes import bool_
+from minitorch.layout import new_tensor_layout
 from minitorch.ops.common import broadcast_view, result_strides, scalar_tensor
 from minitorch.scalar_ops import ZIP_OPS
+
+
+class ZipPlan:
+    """What one key (see above) always gives: the output's dtype, strides and element
+    count, and ``run(out, a, b, out_offset, a_offset, b_offset)``, the kernel call for
+    the layout."""
+
+    __slots__ = ("out_dtype", "out_strides", "count", "run")
+
+    def __init__(self, op: str, a: Tensor, b: Tensor) -> None:
+        shape = a._shape
+        self.out_dtype = bool_ if ZIP_OPS[op].returns_bool else a.dtype
+        self.count, contiguous = new_tensor_layout(shape, self.out_dtype.itemsize)
+        dense = result_strides(shape, (a, b))  # laid out like ``a`` (or ``b``), as the general path
+        self.out_strides = contiguous if dense is None else dense
+        self.run = dispatch.plan("zip", op, a.device.type, self.out_dtype, a.dtype, shape,
+                                 self.out_strides, a._strides, b._strides)  # fmt: skip
+
+
+PLAN_CACHE_SIZE = 4096  # plans kept; a program making ever new layouts starts afresh
+_plans: dict[tuple, ZipPlan] = {}
+plans_made = 0
 
 
 def lean_zip(op: str, a: object, b: object) -> Tensor | None:
@@ -54,8 +94,8 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     shape = a._shape
     b_is_tensor = isinstance(b, Tensor)
     if b_is_tensor:
-        if b._shape != shape or b.dtype is not a.dtype:
-            return None
+        if b._shape != shape or b.dtype is not a.dtype or b.device is not a.device:
+            return None  # (two devices: the general path says so)
     elif type(b) is not float and type(b) is not int:  # (a bool has rules of its own)
         return None
     # Needs a gradient: as ``Function.apply`` asks it (a view's ``requires_grad`` may
@@ -65,8 +105,25 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
         or (b_is_tensor and (b._requires_grad or (b._base is not None and b.requires_grad)))
     ):  # fmt: skip
         return None
-    if not b_is_tensor:  # a number: as the general path's ``as_operand`` and ``broadcast_all``
-        b = broadcast_view(scalar_tensor(b, a.dtype, a), shape)
-    strides = result_strides(shape, (a, b))  # laid out like ``a`` (or ``b``), as the general path
-    out = Tensor._empty(shape, bool_ if ZIP_OPS[op].returns_bool else a.dtype, a.device, strides)
-    return dispatch.zip(op, out, a, b)
+    device = a.device
+    if b_is_tensor:
+        b_strides = b._strides
+    else:  # a number: a 0-d tensor of a's dtype, as the general path's ``as_operand``,
+        b = scalar_tensor(b, a.dtype, a)  # read at every position (stride 0)
+        b_strides = None
+    key = (op, dispatch.active_backends[device.type], a.dtype, shape, a._strides, b_strides)
+    plan = _plans.get(key) or _new_plan(key, op, a, b)
+    out = Tensor._empty_counted(plan.count, shape, plan.out_strides, plan.out_dtype, device)
+    plan.run(out._storage, a._storage, b._storage, 0, a._offset, b._offset)
+    return out
+
+
+def _new_plan(key: tuple, op: str, a: Tensor, b: Tensor) -> ZipPlan:
+    """The plan for ``key``, made and remembered (``b`` a tensor at ``a``'s shape)."""
+    global plans_made
+    plan = ZipPlan(op, a, broadcast_view(b, a._shape))
+    if len(_plans) >= PLAN_CACHE_SIZE:
+        _plans.clear()
+    _plans[key] = plan
+    plans_made += 1
+    return plan

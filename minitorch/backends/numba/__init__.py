@@ -54,7 +54,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numpy as np
 
 from minitorch.backends import Strided, compile_time, cpu_storage
-from minitorch.backends.half_precision import through_float32
+from minitorch.backends.half_precision import HALF_LETTERS, through_float32
 from minitorch.backends.numba import parallel_policy
 from minitorch.backends.numba.compile_notice import announce_if_compiling
 from minitorch.backends.numba.elementwise_kernels import make_map_kernels, make_zip_kernels, where_kernel
@@ -121,28 +121,78 @@ _ZIP_KERNELS = KernelTable(make_zip_kernels, ZIP_OPS)
 # --------------------------------------------------------------------------------------
 
 
+# The elementwise primitives run through *runners*: ``zip_runner(op, shape, *strides)``
+# is a function that runs ``zip(op)`` for that one layout, called with the storages and
+# offsets only (``run(out, a, b, out_offset, a_offset, b_offset)``). Everything that
+# depends on the layout alone (the merged layout arrays, the element count, which
+# kernels) is worked out when the runner is made; a runner is remembered per layout, and
+# dispatch keeps the runners of the layouts a program uses (``dispatch.zip``), so a small
+# op calls its runner and the runner its kernel: two Python calls. The serial-or-parallel
+# choice stays in the call (``parallel_policy.force`` may change it at any time).
+# Numba compiles a kernel per dtype on its own, so one runner serves every dtype Numba
+# takes; 16-bit floats are widened first (``through_float32``), so they go through
+# ``map``/``zip`` below and never reach a runner (``takes_runner``).
+
+
+def takes_runner(numpy_dtype: np.dtype) -> bool:
+    """Whether the runners take storages of ``numpy_dtype`` (not 16-bit floats)."""
+    return numpy_dtype.char not in HALF_LETTERS
+
+
+def _nothing_to_run(*storages_and_offsets: object) -> None:
+    """The runner of a layout with no elements."""
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def map_runner(op: str, shape: tuple[int, ...], out_strides: tuple[int, ...], a_strides: tuple[int, ...]):
+    """``run(out, a, out_offset, a_offset)``: ``map(op)`` on storages laid out so."""
+    merged_shape, merged_strides, total = elementwise_layout(shape, out_strides, a_strides)
+    if not total:
+        return _nothing_to_run
+    kernels = _MAP_KERNELS[op]
+    serial = kernels[0]
+
+    def run(out, a, out_offset: int, a_offset: int) -> None:
+        if total < parallel_policy.serial_below:  # small: the serial kernel, at once
+            serial(out, a, merged_shape, merged_strides, out_offset, a_offset, total, 1)
+        else:
+            args = (out, a, merged_shape, merged_strides, out_offset, a_offset, total)
+            parallel_policy.run("map", op, total, kernels, args)
+
+    return run
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def zip_runner(op: str, shape: tuple[int, ...], out_strides: tuple[int, ...], a_strides: tuple[int, ...],
+               b_strides: tuple[int, ...]):  # fmt: skip
+    """``run(out, a, b, out_offset, a_offset, b_offset)``: ``zip(op)`` on storages laid out so."""
+    merged_shape, merged_strides, total = elementwise_layout(shape, out_strides, a_strides, b_strides)
+    if not total:
+        return _nothing_to_run
+    kernels = _ZIP_KERNELS[op]
+    serial = kernels[0]
+
+    def run(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
+        if total < parallel_policy.serial_below:  # small: the serial kernel, at once
+            serial(out, a, b, merged_shape, merged_strides, out_offset, a_offset, b_offset, total, 1)
+        else:
+            args = (out, a, b, merged_shape, merged_strides, out_offset, a_offset, b_offset, total)
+            parallel_policy.run("zip", op, total, kernels, args)
+
+    return run
+
+
 @through_float32
 def map(op: str, out: Strided, a: Strided) -> None:  # noqa: A001 (the primitive's name)
     """``for i: out[i] = f(a[i])`` with ``f = MAP_OPS[op].fn``."""
-    shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides)
-    if total:
-        args = (out.storage, a.storage, shape, strides, out.offset, a.offset, total)
-        if total < parallel_policy.serial_below:  # small: the serial kernel, at once
-            _MAP_KERNELS[op][0](*args, 1)
-        else:
-            parallel_policy.run("map", op, total, _MAP_KERNELS[op], args)
+    map_runner(op, out.shape, out.strides, a.strides)(out.storage, a.storage, out.offset, a.offset)
 
 
 @through_float32
 def zip(op: str, out: Strided, a: Strided, b: Strided) -> None:  # noqa: A001
     """``for i: out[i] = f(a[i], b[i])`` with ``f = ZIP_OPS[op].fn``."""
-    shape, strides, total = elementwise_layout(out.shape, out.strides, a.strides, b.strides)
-    if total:
-        args = (out.storage, a.storage, b.storage, shape, strides, out.offset, a.offset, b.offset, total)
-        if total < parallel_policy.serial_below:  # small: the serial kernel, at once
-            _ZIP_KERNELS[op][0](*args, 1)
-        else:
-            parallel_policy.run("zip", op, total, _ZIP_KERNELS[op], args)
+    zip_runner(op, out.shape, out.strides, a.strides, b.strides)(out.storage, a.storage, b.storage,
+                                                                 out.offset, a.offset, b.offset)  # fmt: skip
 
 
 @through_float32

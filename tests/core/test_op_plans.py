@@ -1,0 +1,373 @@
+"""Plans: what the lean lane (``minitorch/ops/lean_lane.py``) and dispatch's ``map`` and
+``zip`` (``minitorch/dispatch.py``) remember per layout, against PyTorch.
+
+A plan is found again by its key (op, backend, dtypes, shape, strides) and runs with the
+storages and offsets of the call. These tests check that a remembered plan gives the
+same results as the first call, that another layout, dtype or backend of the same shape
+gets a plan of its own, that nothing a plan could hold goes stale (in-place writes, views
+of changed bases, a tensor's ``data`` replaced, storage the allocator hands out again),
+that the lane and dispatch take their plans exactly when they should (a dictionary that
+counts lookups), that bad input still raises PyTorch's errors, and that threads share
+plans safely.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+import minitorch as mt
+from minitorch import dispatch
+from minitorch.backends.numba import parallel_policy
+from minitorch.ops import lean_lane
+
+OPS = {"add": (lambda a, b: a + b), "sub": (lambda a, b: a - b),
+       "mul": (lambda a, b: a * b), "div": (lambda a, b: a / b)}  # fmt: skip
+
+
+class CountingPlans(dict):
+    """A plan dictionary that counts the lookups that found a plan."""
+
+    found = 0
+
+    def get(self, key, default=None):
+        plan = super().get(key, default)
+        if plan is not None:
+            self.found += 1
+        return plan
+
+
+@pytest.fixture
+def lane_plans(monkeypatch):
+    plans = CountingPlans()
+    monkeypatch.setattr(lean_lane, "_plans", plans)
+    return plans
+
+
+@pytest.fixture
+def dispatch_plans(monkeypatch):
+    plans = CountingPlans()
+    monkeypatch.setattr(dispatch, "_plans", plans)
+    return plans
+
+
+def layouts(rng: np.random.Generator, dtype: str) -> dict[str, tuple]:
+    """``(x, y)`` NumPy pairs of one shape, each a different layout."""
+
+    def normal(*shape):
+        return rng.standard_normal(shape).astype(dtype)
+
+    return {
+        "contiguous": (normal(4, 5), normal(4, 5)),
+        "transposed": (normal(5, 4).T, normal(5, 4).T),
+        "one transposed": (normal(4, 5), normal(5, 4).T),
+        "sliced": (normal(6, 11)[1:5, 1::2], normal(4, 7)[:, 2:7]),
+        "expanded": (np.broadcast_to(normal(1, 5), (4, 5)), normal(5, 4).T),
+        "both expanded": (np.broadcast_to(normal(4, 1), (4, 5)), np.broadcast_to(normal(1, 5), (4, 5))),
+        "0-d": (normal(), normal()),
+        "empty": (normal(0, 3), normal(0, 3)),
+    }
+
+
+def as_tensor(lib, array: np.ndarray):
+    """``array``'s values in ``lib`` (minitorch or torch), with ``array``'s strides and
+    offset: its whole base copied into a flat tensor, then viewed."""
+    if array.size == 0:
+        return lib.from_numpy(array.copy())
+    base = array
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    item = array.itemsize
+    offset = (array.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+    flat = lib.from_numpy(np.frombuffer(base.tobytes(order="A"), dtype=array.dtype).copy())
+    return flat.as_strided(array.shape, tuple(s // item for s in array.strides), offset)
+
+
+def check_like_torch(actual: mt.Tensor, expected: torch.Tensor) -> None:
+    actual, expected = actual.detach(), expected.detach()
+    assert str(actual.dtype) == str(expected.dtype)
+    assert tuple(actual.shape) == tuple(expected.shape)
+    if expected.numel() > 1:
+        assert actual.stride() == expected.stride(), (actual.stride(), expected.stride())
+    if actual.dtype == mt.bfloat16:
+        actual, expected = actual.float(), expected.float()
+    rtol = 1e-2 if actual.element_size() == 2 else 1e-6
+    np.testing.assert_allclose(actual.numpy(), expected.numpy(), rtol=rtol)
+
+
+# ----- remembered plans give the first call's results ----------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_a_remembered_plan_agrees_with_pytorch_on_every_layout(op, dtype, lane_plans):
+    function = OPS[op]
+    for name, (x, y) in layouts(np.random.default_rng(len(op)), dtype).items():
+        a, b = as_tensor(mt, x), as_tensor(mt, y)
+        expected = function(as_tensor(torch, x), as_tensor(torch, y))
+        made = lean_lane.plans_made
+        first = function(a, b)
+        found = lane_plans.found
+        again = function(a, b)
+        assert lean_lane.plans_made <= made + 1, name  # (0 when an earlier test made it)
+        assert lane_plans.found == found + 1, f"{name}: the second call finds its plan"
+        for result in (first, again):
+            check_like_torch(result, expected)
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_the_same_shape_with_other_strides_or_dtype_gets_its_own_plan(op, lane_plans):
+    """A (4, 5) plan for row-major float32 operands is not used for column-major ones,
+    nor for float64 or float16 operands of the same strides."""
+    function = OPS[op]
+    x, y = np.random.default_rng(7).standard_normal((2, 4, 5))
+    for dtype in ("float32", "float64", "float16"):
+        for xs, ys in ((x, y), (np.asfortranarray(x), y), (x, np.asfortranarray(y))):
+            xs, ys = xs.astype(dtype, order="K"), ys.astype(dtype, order="K")
+            a, b = as_tensor(mt, xs), as_tensor(mt, ys)
+            expected = function(as_tensor(torch, xs), as_tensor(torch, ys))
+            for _ in range(2):
+                check_like_torch(function(a, b), expected)
+    assert len(lane_plans) == 9 and lane_plans.found == 9
+    assert {key[2] for key in lane_plans} == {mt.float32, mt.float64, mt.float16}
+    assert len({key[4:] for key in lane_plans}) == 3  # three pairs of strides
+
+
+@pytest.mark.parametrize("number", [2.0, -3, 0.5, -0.0, 0.0, float("inf"), 7])
+def test_a_number_operand_uses_its_own_value_on_every_call(number, lane_plans):
+    """Numbers share one plan per layout (keyed ``None``): the value comes with each call,
+    so ``x / 0.0`` and ``x / -0.0`` differ, and ``x * 2`` is not ``x * 7``."""
+    x = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+    for a, ta in ((mt.tensor(x), torch.tensor(x)), (mt.tensor(x).t(), torch.tensor(x).t()),
+                  (mt.tensor(1.5), torch.tensor(1.5))):  # fmt: skip
+        for function in OPS.values():
+            for _ in range(2):
+                check_like_torch(function(a, number), function(ta, number))
+    assert all(key[-1] is None for key in lane_plans)
+
+
+def test_the_dispatch_plans_of_the_general_path_agree_with_pytorch(dispatch_plans):
+    """Ops that record a graph (and unary maps) go through ``dispatch.zip``/``map``, which
+    keep plans too: the second call finds them, and values and gradients are right."""
+    rng = np.random.default_rng(4)
+    for name, (x, y) in layouts(rng, "float32").items():
+        if name == "0-d":
+            continue
+        results = []
+        for _ in range(2):
+            a = as_tensor(mt, x).detach().requires_grad_()
+            b = as_tensor(mt, y)
+            ta = as_tensor(torch, x).detach().requires_grad_()
+            tb = as_tensor(torch, y)
+            out, expected = (a * b).tanh(), (ta * tb).tanh()
+            out.sum().backward()
+            expected.sum().backward()
+            check_like_torch(out, expected)
+            # (values only: an expanded leaf's gradient is laid out unlike PyTorch's,
+            # which makes it contiguous; that is the engine's rule, not the plans')
+            np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-5, atol=1e-6)
+            results.append(dispatch_plans.found)
+        assert results[1] > results[0], name
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32", "bool"])
+def test_dtypes_without_a_runner_use_the_primitive_through_their_plan(dtype):
+    """16-bit floats are widened by the Numba primitives, so their plans call ``zip`` and
+    ``map`` with ``Strided`` operands; integers and bools take the runners."""
+    x = np.random.default_rng(5).standard_normal((3, 4)) * 4
+    tdtype = getattr(torch, dtype)
+    a, ta = mt.tensor(x).to(getattr(mt, dtype)), torch.tensor(x).to(tdtype)
+    for _ in range(2):
+        check_like_torch(a.t() + a.t(), ta.t() + ta.t())
+        check_like_torch(a == a.t().t(), ta == ta.t().t())
+        check_like_torch(a.abs() if dtype != "bool" else a.logical_not(),
+                         ta.abs() if dtype != "bool" else ta.logical_not())  # fmt: skip
+
+
+def test_another_backend_gets_its_own_plans(backend, lane_plans, dispatch_plans):
+    other = "reference" if backend != "reference" else "numba"
+    x, y = np.random.default_rng(6).standard_normal((2, 3, 4)).astype(np.float32)
+    a, b, ta, tb = mt.tensor(x), mt.tensor(y), torch.tensor(x), torch.tensor(y)
+    check_like_torch(a + b, ta + tb)
+    check_like_torch((a + b).exp(), (ta + tb).exp())
+    before = dict(lane_plans)
+    with mt.backend(other):
+        check_like_torch(a + b, ta + tb)
+        check_like_torch((a + b).exp(), (ta + tb).exp())
+    assert len(lane_plans) == len(before) + 1
+    assert {key[1] for key in lane_plans} == {backend, other}
+    assert {key[2] for key in dispatch_plans} == {backend, other}
+    found = lane_plans.found
+    check_like_torch(a + b, ta + tb)  # back on the first backend: its plan again
+    assert lane_plans.found == found + 1 and len(lane_plans) == len(before) + 1
+
+
+def test_no_plan_while_something_records(lane_plans, dispatch_plans):
+    """A trace must see every call (with the op's name), so neither the lane nor dispatch's
+    plans run while one is open; afterwards they do again."""
+    a, b = mt.randn(3, 4), mt.randn(3, 4)
+    a + b
+    a.exp()
+    lane_found, dispatch_found = lane_plans.found, dispatch_plans.found
+    with dispatch.trace() as calls:
+        c = a + b
+        d = c.exp()
+    assert [call.primitive for call in calls] == ["zip", "map"]
+    assert calls[0].op == "Add"
+    assert (lane_plans.found, dispatch_plans.found) == (lane_found, dispatch_found)
+    np.testing.assert_allclose(d.numpy(), np.exp(a.numpy() + b.numpy()), rtol=1e-6)
+    a + b
+    a.exp()
+    assert lane_plans.found == lane_found + 1 and dispatch_plans.found == dispatch_found + 1
+
+
+def test_the_lane_is_not_taken_when_a_gradient_is_needed(lane_plans):
+    a, b = mt.randn(3, 4, requires_grad=True), mt.randn(3, 4)
+    a + b
+    assert len(lane_plans) == 0 and lane_plans.found == 0
+    with mt.no_grad():
+        out = a + b
+    assert out.grad_fn is None and len(lane_plans) == 1
+
+
+# ----- nothing goes stale ---------------------------------------------------------------
+
+
+def test_in_place_writes_and_changed_bases_are_seen(lane_plans):
+    base = mt.zeros(4, 6)
+    tbase = torch.zeros(4, 6)
+    view, tview = base[:, 1:5], tbase[:, 1:5]
+    other, tother = mt.ones(4, 4), torch.ones(4, 4)
+    check_like_torch(view * other, tview * tother)
+    base.add_(2.0)  # the view's base changed
+    tbase.add_(2.0)
+    check_like_torch(view * other, tview * tother)
+    view.mul_(3.0)  # and the view itself
+    tview.mul_(3.0)
+    check_like_torch(view * other, tview * tother)
+    check_like_torch(base + 1, tbase + 1)
+    assert lane_plans.found >= 2
+
+
+def test_a_replaced_data_is_read_on_every_call(lane_plans):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    a, b = mt.tensor(x), mt.tensor(x)
+    check_like_torch(a + b, torch.tensor(x) + torch.tensor(x))
+    a.data = mt.tensor(x.T.copy()).t()  # same shape and dtype, other strides and storage
+    check_like_torch(a + b, torch.tensor(x.T.copy()).t() + torch.tensor(x))
+    a.data = mt.tensor(x * 10, dtype=mt.float64)
+    b.data = mt.tensor(x, dtype=mt.float64)
+    check_like_torch(a + b, torch.tensor(x * 10, dtype=torch.float64) + torch.tensor(x, dtype=torch.float64))
+
+
+def test_storage_handed_out_again_is_just_another_storage(lane_plans):
+    """Free a tensor and make new ones of its size (the allocator reuses its block): a
+    plan made for the freed tensor's layout serves them with their own values."""
+    rng = np.random.default_rng(8)
+    for _ in range(5):
+        x, y = rng.standard_normal((2, 5, 5)).astype(np.float32)
+        a, b = mt.tensor(x), mt.tensor(y)
+        out = a * b
+        np.testing.assert_allclose(out.numpy(), x * y, rtol=1e-6)
+        del a, out
+        gc.collect()
+    assert lane_plans.found >= 4
+
+
+def test_a_plan_follows_the_serial_or_parallel_choice_of_each_call(backend):
+    if backend != "numba":
+        pytest.skip("the serial-or-parallel choice is the Numba backend's")
+    x = np.random.default_rng(9).standard_normal((300, 7)).astype(np.float32)
+    a, ta = mt.tensor(x), torch.tensor(x)
+    check_like_torch(a * 3.0 + a.t().t(), ta * 3.0 + ta)
+    for path in ("parallel", "serial", None):
+        with parallel_policy.force(path):
+            calls = parallel_policy.parallel_calls["zip"]
+            check_like_torch(a * 3.0 + a, ta * 3.0 + ta)
+            check_like_torch(a.exp(), ta.exp())
+            assert (parallel_policy.parallel_calls["zip"] > calls) == (path == "parallel")
+
+
+def test_the_plan_caches_stay_bounded(monkeypatch):
+    monkeypatch.setattr(lean_lane, "PLAN_CACHE_SIZE", 8)
+    monkeypatch.setattr(dispatch, "PLAN_CACHE_SIZE", 8)
+    monkeypatch.setattr(lean_lane, "_plans", {})
+    monkeypatch.setattr(dispatch, "_plans", {})
+    for n in range(1, 30):
+        a, ta = mt.arange(float(n)), torch.arange(float(n))  # float32: exp(10 * 10) is inf
+        np.testing.assert_allclose((a * a).exp().numpy(), (ta * ta).exp().numpy(), rtol=1e-6)
+        assert len(lean_lane._plans) <= 8 and len(dispatch._plans) <= 8
+
+
+# ----- errors stay PyTorch's -------------------------------------------------------------
+
+
+def test_bad_operands_raise_as_before_after_plans_are_made():
+    a = mt.randn(4, 5)
+    a + a
+    a * 2.0
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(5\) must match the size of tensor b \(6\)"):
+        a + mt.randn(4, 6)
+    with pytest.raises(TypeError):
+        a + "2"
+    with pytest.raises(TypeError):
+        a * [1, 2]
+
+
+def test_two_devices_raise_after_plans_are_made():
+    """Plans are keyed by the device's backend: a CPU plan never runs a CUDA operand
+    (on the emulator, the same check as on a GPU)."""
+    from minitorch.backends import cuda, cuda_emulator
+
+    if not cuda_emulator.is_available():
+        pytest.skip(cuda_emulator.unavailable_reason())
+    a = mt.randn(4, 5)
+    a + a
+    a.exp()
+    with cuda.emulated():
+        b = mt.randn(4, 5, device="cuda")
+        for call in (lambda: a + b, lambda: b * a, lambda: mt.tanh(a) * b):
+            with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+                call()
+        mt.cuda.synchronize()
+
+
+# ----- threads -----------------------------------------------------------------------------
+
+
+def test_threads_share_plans_and_keep_their_own_grad_mode():
+    """Four threads run ops on several layouts and dtypes at once, two of them with grad
+    mode off (the lane) and two recording graphs (dispatch's plans): every result is
+    right, and only the recording threads' results have a graph."""
+    rng = np.random.default_rng(10)
+    inputs = [rng.standard_normal((6, 7)).astype(dtype) for dtype in ("float32", "float64")]
+    failures: list[str] = []
+    start = threading.Barrier(4)
+
+    def work(index: int) -> None:
+        start.wait()
+        recording = index % 2 == 0
+        for step in range(150):
+            x = inputs[step % 2]
+            a = mt.tensor(x, requires_grad=recording)
+            for lhs, value in ((a, x), (a.t(), x.T), (a[1:, ::2], x[1:, ::2])):
+                if recording:
+                    out = lhs * lhs + 1.5
+                else:
+                    with mt.no_grad():
+                        out = lhs * lhs + 1.5
+                if (out.grad_fn is not None) != recording:
+                    failures.append(f"thread {index}: graph {out.grad_fn} when recording={recording}")
+                if not np.allclose(out.detach().numpy(), value * value + 1.5, rtol=1e-6):
+                    failures.append(f"thread {index}, step {step}: wrong values")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
