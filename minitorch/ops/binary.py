@@ -91,8 +91,19 @@ def _check_bool_operands(op: str, a: Any, b: Any, dtype: Any) -> None:
         raise NotImplementedError(f'"{name}" not implemented for \'Bool\'')
 
 
+# The zip ops whose result, for a floating tensor and a tensor of its dtype or a Python
+# number, is the kernel's alone: no promotion, cast or check to make first (lean_lane.py)
+LANE_OPS = frozenset({"add", "sub", "mul", "div", "pow"})
+
+
 def apply_zip(op: str, a: Any, b: Any) -> Tensor:
-    """``out[i] = f(a[i], b[i])`` for a zip op of the scalar-op table."""
+    """``out[i] = f(a[i], b[i])`` for a zip op of the scalar-op table. Called by each
+    Function's forward, where grad mode is off: the lean lane takes the common case, and
+    ``prepare`` the rest."""
+    if op in LANE_OPS:
+        out = lean_zip(op, a, b)
+        if out is not None:
+            return out
     out, a, b = prepare(op, a, b)
     return dispatch.zip(op, out, a, b)
 
@@ -440,6 +451,9 @@ class PowNumberBase(Pow):
 
 
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
+    out = lean_zip("pow", a, b)  # operands that need no graph: see lean_lane.py
+    if out is not None:
+        return out
     if not isinstance(b, Tensor):
         return Pow.apply(a, b)
     return (PowTensorExponent if isinstance(a, Tensor) else PowNumberBase).apply(a, b)

@@ -13,8 +13,8 @@ does any input need a gradient?  grad mode is off, or no input   ``Function.appl
 what is the result's dtype?      ``a`` is a floating-point       promotion, casts, the
                                  tensor, ``b`` a tensor of its   bool and zero checks
                                  dtype or a Python int or float
-do the shapes broadcast?         ``b`` has ``a``'s shape (or is  working out the common
-                                 a number)                       shape
+do the shapes broadcast?         (asked once per pair of         working out the common
+                                 layouts: the plan keeps it)     shape and views
 is anything recording calls?     no ``dispatch.trace()``, no     pushing the op's name
                                  capture, no ``MINITORCH_DEBUG`` for the trace
 ===============================  ==============================  ======================
@@ -23,16 +23,18 @@ When all four hold, the result is exactly what the general path computes (the sa
 dtype, strides and values: ``tests/core/test_lean_lane.py`` checks both against PyTorch),
 so the lane allocates the output and calls the kernel at once::
 
-    if b is a number: b = a 0-d tensor of a's dtype, read with stride 0 at a's shape
-    plan = the lane's plan for (op, backend, a's dtype, shape, a's strides, b's strides)
-    out = a new tensor of a's shape and plan.out_dtype, laid out as plan.out_strides
+    if b is a number: b = a 0-d tensor of a's dtype (broadcast: read at every position)
+    plan = the lane's plan for (op, backend, a's dtype, a's and b's shapes and strides)
+    out = a new tensor of plan.shape and plan.out_dtype, laid out as plan.out_strides
     plan.run(out's storage, a's storage, b's storage, 0, a's offset, b's offset)
 
 **Plans.** Everything but the storages and offsets is the same on every call with the
-same key (the op, the backend active for the device, ``a``'s dtype, the shape, the strides
-of ``a`` and ``b``; a number ``b`` is keyed as ``None``): the output's dtype and strides
-(``result_strides``: ``a``'s memory order), its element count, and the kernel call for
-that layout (``dispatch.plan``: the merged layout, which kernel). So the lane works them
+same key (the op, the backend active for the device, ``a``'s dtype, the shapes and strides
+of ``a`` and ``b``; a number ``b`` is keyed as ``None``): the common shape, the output's
+dtype and strides (``result_strides``: ``a``'s memory order), its element count, and the
+kernel call for that layout with each operand's broadcast strides (``dispatch.plan``: the
+merged layout, which kernel). Shapes that do not broadcast get no plan: the general path
+raises PyTorch's error. So the lane works them
 out on the first call and remembers them in a ``ZipPlan``; a later call with the same key
 reads the strides and dtype off the tensors, finds its plan with one dictionary lookup,
 allocates and runs. A plan holds no tensor and no storage, so nothing can make it stale:
@@ -49,8 +51,14 @@ a graph is recorded when one is needed, promotion and broadcasting happen as usu
 a trace sees the op's name (``Add``) on every kernel call. The checks themselves cost a
 fraction of a microsecond, so an op that cannot take the lane loses almost nothing.
 
-Backward formulas run with grad mode off, so ``grad * b`` in a backward takes the lane
-too, and so does an optimizer's ``lr * p.grad`` under ``no_grad``.
+``add``, ``sub``, ``mul``, ``div`` and ``pow`` (``a ** 2``: PyTorch's tutorials square and
+cube inputs that need no gradient) ask the lane first, and so do the fused derivatives of
+``minitorch/ops/unary.py``. So does their ``Function.forward`` when a graph *is* recorded
+(``apply_zip`` in ``binary.py``): ``Function.apply`` runs a forward with grad mode off, so
+there the lane only asks about dtypes and layouts, and ``w * x`` with ``w`` a parameter
+skips the promotion and broadcasting of ``prepare`` too. Backward formulas run with grad
+mode off, so ``grad * b`` in a backward takes the lane too, and so does an optimizer's
+``lr * p.grad`` under ``no_grad``.
 """
 
 from __future__ import annotations
@@ -59,20 +67,21 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import thread_state as grad_mode_of_thread
 from minitorch.dtypes import bool_
-from minitorch.layout import new_tensor_layout
+from minitorch.layout import broadcast_shapes, new_tensor_layout
 from minitorch.ops.common import broadcast_view, result_strides, scalar_tensor
 from minitorch.scalar_ops import ZIP_OPS
 
 
 class ZipPlan:
-    """What one key (see above) always gives: the output's dtype, strides and element
-    count, and ``run(out, a, b, out_offset, a_offset, b_offset)``, the kernel call for
-    the layout."""
+    """What one key (see above) always gives: the result's shape, dtype, strides and
+    element count, and ``run(out, a, b, out_offset, a_offset, b_offset)``, the kernel
+    call for the layout (each operand read through its broadcast strides)."""
 
-    __slots__ = ("out_dtype", "out_strides", "count", "run")
+    __slots__ = ("shape", "out_dtype", "out_strides", "count", "run")
 
     def __init__(self, op: str, a: Tensor, b: Tensor) -> None:
-        shape = a._shape
+        self.shape = shape = broadcast_shapes(a._shape, b._shape)  # (raises if they do not)
+        a, b = broadcast_view(a, shape), broadcast_view(b, shape)  # stride 0 where stretched
         self.out_dtype = bool_ if ZIP_OPS[op].returns_bool else a.dtype
         self.count, contiguous = new_tensor_layout(shape, self.out_dtype.itemsize)
         dense = result_strides(shape, (a, b))  # laid out like ``a`` (or ``b``), as the general path
@@ -91,10 +100,9 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     (then the caller takes the general path)."""
     if not (isinstance(a, Tensor) and a.dtype.is_floating_point and not dispatch.recording):
         return None
-    shape = a._shape
     b_is_tensor = isinstance(b, Tensor)
     if b_is_tensor:
-        if b._shape != shape or b.dtype is not a.dtype or b.device is not a.device:
+        if b.dtype is not a.dtype or b.device is not a.device:
             return None  # (two devices: the general path says so)
     elif type(b) is not float and type(b) is not int:  # (a bool has rules of its own)
         return None
@@ -107,21 +115,26 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
         return None
     device = a.device
     if b_is_tensor:
-        b_strides = b._strides
+        key = (op, dispatch.active_backends[device.type], a.dtype, a._shape, a._strides, b._shape, b._strides)
     else:  # a number: a 0-d tensor of a's dtype, as the general path's ``as_operand``,
         b = scalar_tensor(b, a.dtype, a)  # read at every position (stride 0)
-        b_strides = None
-    key = (op, dispatch.active_backends[device.type], a.dtype, shape, a._strides, b_strides)
+        key = (op, dispatch.active_backends[device.type], a.dtype, a._shape, a._strides, None, None)
     plan = _plans.get(key) or _new_plan(key, op, a, b)
-    out = Tensor._empty_counted(plan.count, shape, plan.out_strides, plan.out_dtype, device)
+    if plan is None:  # shapes that do not broadcast: the general path raises PyTorch's error
+        return None
+    out = Tensor._empty_counted(plan.count, plan.shape, plan.out_strides, plan.out_dtype, device)
     plan.run(out._storage, a._storage, b._storage, 0, a._offset, b._offset)
     return out
 
 
-def _new_plan(key: tuple, op: str, a: Tensor, b: Tensor) -> ZipPlan:
-    """The plan for ``key``, made and remembered (``b`` a tensor at ``a``'s shape)."""
+def _new_plan(key: tuple, op: str, a: Tensor, b: Tensor) -> ZipPlan | None:
+    """The plan for ``key``, made and remembered; ``None`` (not remembered) when the
+    shapes of ``a`` and ``b`` do not broadcast."""
     global plans_made
-    plan = ZipPlan(op, a, broadcast_view(b, a._shape))
+    try:
+        plan = ZipPlan(op, a, b)
+    except RuntimeError:
+        return None
     if len(_plans) >= PLAN_CACHE_SIZE:
         _plans.clear()
     _plans[key] = plan

@@ -225,13 +225,17 @@ def test_no_plan_while_something_records(lane_plans, dispatch_plans):
     assert lane_plans.found == lane_found + 1 and dispatch_plans.found == dispatch_found + 1
 
 
-def test_the_lane_is_not_taken_when_a_gradient_is_needed(lane_plans):
+def test_a_recorded_op_runs_its_kernel_through_the_same_plan(lane_plans):
+    """With a gradient needed the lane's shortcut is not taken (``Add.apply`` records a
+    node), but ``Add.forward`` runs with grad mode off and finds the plan for its kernel:
+    one plan serves the recorded op and the same op under ``no_grad``."""
     a, b = mt.randn(3, 4, requires_grad=True), mt.randn(3, 4)
-    a + b
-    assert len(lane_plans) == 0 and lane_plans.found == 0
+    recorded = a + b
+    assert recorded.grad_fn is not None and len(lane_plans) == 1 and lane_plans.found == 0
     with mt.no_grad():
         out = a + b
-    assert out.grad_fn is None and len(lane_plans) == 1
+    assert out.grad_fn is None and len(lane_plans) == 1 and lane_plans.found == 1
+    np.testing.assert_array_equal(out.numpy(), recorded.detach().numpy())
 
 
 # ----- nothing goes stale ---------------------------------------------------------------
