@@ -36,7 +36,7 @@ from contextlib import nullcontext
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import AccumulateGrad, Node, gradient_edge
-from minitorch.autograd.grad_mode import set_grad_enabled
+from minitorch.autograd.grad_mode import is_grad_enabled, set_grad_enabled
 
 # Observers of the walk, for teaching tools (the graph viewer's step-through backward).
 # After each node runs, every listener is called as
@@ -59,12 +59,26 @@ def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
             f"gradient of shape {list(grad.shape)} cannot be summed to the input's shape "
             f"{list(shape)}: the shapes do not broadcast"
         )
+    stretched = tuple(d for d, s in enumerate(shape) if s == 1 and grad._shape[extra + d] != 1)
+    if not (is_grad_enabled() or dispatch.recording):
+        return _sum_without_graph(grad, extra, stretched)
     if extra:
         grad = grad.sum(dim=tuple(range(extra)))
-    stretched = tuple(d for d, s in enumerate(shape) if s == 1 and grad.shape[d] != 1)
     if stretched:
         grad = grad.sum(dim=stretched, keepdim=True)
     return grad
+
+
+def _sum_without_graph(grad: Tensor, extra: int, stretched: tuple[int, ...]) -> Tensor:
+    """``sum_to`` when nothing records a graph or a trace (a backward without
+    ``create_graph``, the usual case): the same sums, in the same order and so the same
+    bits, as ``grad.sum(...)`` computes them, one dimension at a time with the ``reduce``
+    kernel, without the ``Function.apply`` of each ``sum`` (nothing to record). The
+    ``extra`` leading dimensions, kept with size 1 while summing, are dropped at the end."""
+    for d in (*range(extra), *(extra + d for d in stretched)):
+        shape = grad._shape[:d] + (1,) + grad._shape[d + 1 :]
+        grad = dispatch.reduce("sum", Tensor._empty(shape, grad.dtype, grad.device), grad, d)
+    return grad._view(grad._shape[extra:], grad._strides[extra:], grad._offset) if extra else grad
 
 
 def _count_dependencies(roots: Sequence[Node]) -> dict[Node, int]:

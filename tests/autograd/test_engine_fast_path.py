@@ -206,3 +206,46 @@ def test_hooks_and_retain_grad_still_see_every_gradient():
     assert seen == [t.grad.tolist()]
     assert_close(y.grad, ty.grad)
     assert_close(m.grad, t.grad)
+
+
+# (input shape, the shape it is broadcast to): leading dims added, size-1 dims stretched,
+# both, a 0-d input (the polynomial tutorial's weights), empty and size-1 dims
+UNBROADCASTS = [((8,), (500, 8)), ((), (2000,)), ((3, 1), (3, 4)), ((1, 4), (2, 3, 4)),
+                ((2, 1, 1), (5, 2, 3, 4)), ((1,), (0,)), ((1, 1), (1, 1)), ((4, 1, 2), (4, 0, 2))]
+
+
+@pytest.mark.parametrize("shape, target", UNBROADCASTS, ids=str)
+@pytest.mark.parametrize("transposed", [False, True], ids=["contiguous", "transposed gradient"])
+def test_unbroadcast_without_graph_equals_the_recorded_sums_and_torch(shape, target, transposed):
+    """A broadcast input's gradient is summed back to its shape. Without ``create_graph``
+    the engine runs the reduce kernels itself (``_sum_without_graph``); with it, through
+    ``sum()`` so the sums are recorded. Both give the same bits, and PyTorch's values;
+    the second derivative exists only with the graph."""
+    grad_values = RNG.standard_normal(target[::-1] if transposed else target)
+    input_values = RNG.standard_normal(shape)
+    results = []
+    for create_graph in (False, True):
+        m, t = leaf_pair(input_values, "float32")
+        mg, tg = pair(grad_values, "float32")
+        mg.requires_grad_(create_graph)  # (a gradient with a history to record)
+        if transposed:
+            mg, tg = mg.permute(*reversed(range(mg.ndim))), tg.permute(*reversed(range(tg.ndim)))
+        (m * 1.0).expand(*target).backward(mg, create_graph=create_graph)
+        (t * 1.0).expand(*target).backward(tg)
+        assert tuple(m.grad.shape) == shape
+        assert_close(m.grad, t.grad, rtol=1e-5, atol=1e-5)
+        assert m.grad.requires_grad == create_graph
+        results.append(m.grad.detach().numpy().copy())
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_unbroadcast_sums_are_named_in_traces_as_before():
+    """While a trace records, the engine's sums go through ``sum()`` as before, so the
+    trace still shows them."""
+    b = mt.zeros(8, requires_grad=True)
+    x = mt.randn(500, 8)
+    loss = (x + b).sum()
+    with dispatch.trace() as calls:
+        loss.backward()
+    assert [c.primitive for c in calls].count("reduce") == 1
+    assert_close(b.grad, torch.full((8,), 500.0))
