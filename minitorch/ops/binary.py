@@ -92,8 +92,10 @@ def _check_bool_operands(op: str, a: Any, b: Any, dtype: Any) -> None:
 
 
 # The zip ops whose result, for a floating tensor and a tensor of its dtype or a Python
-# number, is the kernel's alone: no promotion, cast or check to make first (lean_lane.py)
-LANE_OPS = frozenset({"add", "sub", "mul", "div", "pow"})
+# number, is the kernel's alone: no promotion, cast or check to make first (lean_lane.py);
+# the activation derivatives are the fused backward formulas of unary.py
+LANE_OPS = frozenset({"add", "sub", "mul", "div", "pow",
+                      "tanh_backward", "sigmoid_backward", "relu_backward"})  # fmt: skip
 
 
 def apply_zip(op: str, a: Any, b: Any) -> Tensor:

@@ -25,6 +25,8 @@ from minitorch import dispatch
 from minitorch.backends.numba import parallel_policy
 from minitorch.ops import lean_lane
 
+from .test_lean_lane import as_tensors, check_like_torch
+
 OPS = {"add": (lambda a, b: a + b), "sub": (lambda a, b: a - b),
        "mul": (lambda a, b: a * b), "div": (lambda a, b: a / b)}  # fmt: skip
 
@@ -74,29 +76,8 @@ def layouts(rng: np.random.Generator, dtype: str) -> dict[str, tuple]:
 
 
 def as_tensor(lib, array: np.ndarray):
-    """``array``'s values in ``lib`` (minitorch or torch), with ``array``'s strides and
-    offset: its whole base copied into a flat tensor, then viewed."""
-    if array.size == 0:
-        return lib.from_numpy(array.copy())
-    base = array
-    while isinstance(base.base, np.ndarray):
-        base = base.base
-    item = array.itemsize
-    offset = (array.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
-    flat = lib.from_numpy(np.frombuffer(base.tobytes(order="A"), dtype=array.dtype).copy())
-    return flat.as_strided(array.shape, tuple(s // item for s in array.strides), offset)
-
-
-def check_like_torch(actual: mt.Tensor, expected: torch.Tensor) -> None:
-    actual, expected = actual.detach(), expected.detach()
-    assert str(actual.dtype) == str(expected.dtype)
-    assert tuple(actual.shape) == tuple(expected.shape)
-    if expected.numel() > 1:
-        assert actual.stride() == expected.stride(), (actual.stride(), expected.stride())
-    if actual.dtype == mt.bfloat16:
-        actual, expected = actual.float(), expected.float()
-    rtol = 1e-2 if actual.element_size() == 2 else 1e-6
-    np.testing.assert_allclose(actual.numpy(), expected.numpy(), rtol=rtol)
+    """``array``'s values in ``lib`` (minitorch or torch), with ``array``'s strides and offset."""
+    return as_tensors(lib, [array])[0]
 
 
 # ----- remembered plans give the first call's results ----------------------------------
