@@ -21,7 +21,8 @@ export function bytesText(count) {
 // What a block is labelled with: the names of the tensors holding it.
 function blockLabel(block) {
   if (!block.allocated) return "free";
-  return block.holders.length ? block.holders.map((h) => h.label).join(", ") : "held by no tensor found";
+  if (block.holders.length) return block.holders.map((h) => h.label).join(", ");
+  return block.pending ? "new: named when the cell ends" : "held by no tensor found"; // (unheld_text in memory.py)
 }
 
 function blockTitle(block, segment) {

@@ -94,15 +94,19 @@ class MemoryWidget(MinitorchWidget):
 
     # ----- looking at the allocator --------------------------------------------------
 
-    def look(self, event: str = "", phase: str = "", everything: bool = True) -> dict:
+    def look(self, event: str = "", phase: str = "", everything: bool = True, find_new: bool = True) -> dict:
         """The allocator now, as the front end draws it: byte counts, and every segment
         with its blocks, each allocated block with the tensors holding it. ``everything``
-        looks at every object for tensors, not only at the young ones (``_holders``)."""
+        looks at every object for tensors, not only at the young ones (``_holders``).
+        ``find_new=False`` (the live thread) names blocks only by the tensors found
+        before; a block none of them holds is ``pending`` until the notebook's own
+        thread looks again (``memory_live.py`` says why)."""
         segments = _segments(self.device)
-        held = self._holders(segments, everything)
+        held = self._holders(segments, everything) if find_new else self._known_holders()
         for segment in segments:
             for block in segment["blocks"]:
                 block["holders"] = held.get(block["address"], []) if block["allocated"] else []
+                block["pending"] = not find_new and block["allocated"] and not block["holders"]
         return {"device": self.device, "event": event, "phase": phase, **byte_counts(self.device),
                 "segments": segments}  # fmt: skip
 
@@ -120,6 +124,14 @@ class MemoryWidget(MinitorchWidget):
             unheld = allocated - set(tensors.values())
         before = self._unheld_new | self._unheld_old
         self._unheld_new, self._unheld_old = unheld - before, unheld & before
+        return self._labels(tensors)
+
+    def _known_holders(self) -> dict[int, list[dict]]:
+        """Like ``_holders``, among the tensors found before only (no garbage-collector scan)."""
+        return self._labels(self._tensors_on_device())
+
+    def _labels(self, tensors: dict[Tensor, int]) -> dict[int, list[dict]]:
+        """``{block address: [holder_label, ...]}`` for ``tensors`` (tensor -> its block)."""
         caller = [self._caller.f_locals] if self._caller is not None else []
         names = {**library_names(), **tensor_names(caller + self.namespaces)}
         saved = saved_for_backward(tensors)
@@ -154,7 +166,7 @@ class MemoryWidget(MinitorchWidget):
         if not self._looking.acquire(blocking=False):
             return False
         try:
-            self.state = self.look(everything=False)
+            self.state = self.look(find_new=False)
         finally:
             self._looking.release()
         return True
@@ -241,7 +253,7 @@ class MemoryWidget(MinitorchWidget):
             lines.append(f"{segment['pool']} pool, segment {segment['index']} ({size}):")
             for block in segment["blocks"]:
                 if block["allocated"]:
-                    held = ", ".join(h["label"] for h in block["holders"]) or "held by no tensor found"
+                    held = ", ".join(h["label"] for h in block["holders"]) or unheld_text(block)
                     what = f"allocated (asked for {bytes_text(block['requested'])}): {held}"
                 else:
                     what = "free, cached"
@@ -250,6 +262,11 @@ class MemoryWidget(MinitorchWidget):
 
     def to_svg(self) -> str:
         return memory_svg(self.shown())
+
+
+def unheld_text(block: dict) -> str:
+    """What an allocated block with no holder found says (as ``blockLabel`` in memory.js)."""
+    return "new: named when the cell ends" if block.get("pending") else "held by no tensor found"
 
 
 def block_widths(sizes: list[int], total: float, minimum: float) -> list[float]:
@@ -313,7 +330,7 @@ def memory_svg(state: dict) -> str:
             x += gap
         y += strip + 30
     for segment, block in allocated:
-        held = ", ".join(h["label"] for h in block["holders"]) or "held by no tensor found"
+        held = ", ".join(h["label"] for h in block["holders"]) or unheld_text(block)
         if block["holders"] and block["holders"][0].get("color"):  # the tensor's colour in every widget
             drawing.line(left - 6, y - 10, left - 6, y + 2, color=block["holders"][0]["color"], width=4)
         drawing.text(left, y, f"{segment['pool']} {segment['index']}:{block['offset']}  "

@@ -7,6 +7,14 @@ looks at the allocator again and sends the new picture (ipywidgets may be update
 any thread). Nothing is added to the cost of an op. After each cell it looks once more,
 for what no counter shows: a new name, a new view of an old storage.
 
+The second thread names blocks only by the tensors found before (``find_new=False``):
+it never asks the garbage collector for objects. A thread that does can catch a tuple
+the main thread is still building (``tuple(generator)`` grows a tracked tuple, and
+CPython refuses to grow one that anything else holds): the student's cell would fail
+with ``SystemError: bad argument to internal function``. So a tensor made by the
+running cell leaves its block ``pending`` ("new: named when the cell ends"), and the
+look after the cell, in the main thread, finds it.
+
 **Recorded** (``Recorder``). ``with mem.record():`` must see *every* allocation and free,
 in order, which no timer can. Python calls a *profile function* (``sys.setprofile``) at
 every function call and return of the thread; ours waits for the allocator's
@@ -87,8 +95,11 @@ class Follower:
             widget = self.widget()
             if widget is None:
                 return
-            if now != seen and widget.look_if_free():
-                seen = now
+            try:
+                if now != seen and widget.look_if_free():
+                    seen = now
+            except Exception:  # (the cell changed a namespace under us: look next time)
+                pass
             del widget
 
     def after_cell(self, *_result: Any) -> None:

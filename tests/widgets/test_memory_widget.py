@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import cProfile
 import gc
+import threading
 import time
 import weakref
 import xml.etree.ElementTree as ElementTree
@@ -202,6 +203,40 @@ def test_live_updates_follow_the_allocator_at_most_ten_times_a_second() -> None:
     # most one look per interval over the 1.3 s, and the one stop() waited for (the gaps
     # between two redraws are not compared: a look's own time varies with the load).
     assert 1 <= len(looks) <= 1.3 / SECONDS_BETWEEN_CHECKS + 2
+
+
+def test_the_live_thread_names_only_known_tensors_and_never_asks_the_collector(monkeypatch) -> None:
+    # gc.get_objects() in a second thread can catch a tuple the cell is still building
+    # and make the cell fail with SystemError: only the notebook's thread may ask.
+    cell = notebook("kept = minitorch.ones(300) * 2\nmem = widgets.memory()\n")
+    mem, asked_from = cell["mem"], []
+    real_get_objects = gc.get_objects
+
+    def spying_get_objects(*generation: int) -> list:
+        asked_from.append(threading.current_thread().name)
+        return real_get_objects(*generation)
+
+    monkeypatch.setattr(gc, "get_objects", spying_get_objects)
+    live_states: list[dict] = []
+    mem.observe(lambda change: live_states.append(change["new"]), "state")
+    mem.start()
+    try:
+        made_in_the_cell = minitorch.ones(1000) * 3  # the counters change: the thread looks
+        deadline = time.monotonic() + 10
+        while not live_states and time.monotonic() < deadline:
+            time.sleep(SECONDS_BETWEEN_CHECKS)
+    finally:
+        mem.stop()
+    assert live_states, "the live thread never looked"
+    assert set(asked_from) <= {threading.main_thread().name}, asked_from
+    live = live_states[-1]
+    assert labels(live, cell["kept"]) == ["kept"]  # found before: named at once
+    new_block = block_at(live, address(made_in_the_cell))
+    assert new_block["pending"] and new_block["holders"] == []
+    assert "new: named when the cell ends" in mem.to_text()
+    mem.refresh()  # what the look after the cell does, in the notebook's thread
+    named = block_at(mem.state, address(made_in_the_cell))
+    assert not named["pending"] and labels(mem.state, made_in_the_cell) == ["tensor (1000,) float32"]
 
 
 def test_static_fallback_and_text() -> None:

@@ -58,7 +58,8 @@ def _colour(value: float) -> str:
     return f"rgb({rgb[0]},{rgb[1]},{rgb[2]})"
 
 
-def summary_text(trainer: Any) -> str:
+def summary_text(trainer: Any, message: str | None = None) -> str:
+    """The trainer in a few lines; ``message`` (default: the trainer's) ends them."""
     from minitorch.widgets.playground.config import to_string
 
     lines = [f"minitorch Playground: {to_string(trainer.config) or 'default settings'}"]
@@ -71,8 +72,9 @@ def summary_text(trainer: Any) -> str:
         if current.test_accuracy is not None:
             text += f", test accuracy {current.test_accuracy:.1%}"
         lines.append(text)
-    if trainer.message:
-        lines.append(f"message: {trainer.message}")
+    message = trainer.message if message is None else message
+    if message:
+        lines.append(f"message: {message}")
     return "\n".join(lines)
 
 

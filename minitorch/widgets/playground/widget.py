@@ -277,7 +277,7 @@ class Playground(MinitorchWidget):
         return widgets.graph(loss, params=self.trainer.model)
 
     def to_text(self) -> str:
-        return summary_text(self.trainer)
+        return summary_text(self.trainer, self.message)  # (a failed step says so too)
 
     def to_svg(self) -> str:
         return playground_svg(self.trainer, boundary_svg(self.net.get("planes", []), self.frame, self.points))
