@@ -107,6 +107,26 @@ def test_zip_with_broadcast_rows(op, dtype):
         assert (storage[:40] == 77).all() and (storage[440:] == 77).all()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("shape", [(2000,), (4, 5, 6), (3, 7, 9, 2), (300_001,)])
+def test_zip_with_a_repeated_first_operand(op, dtype, shape):
+    """``w * x`` with ``w`` one value (stride 0 everywhere) and ``x`` rows contiguous or
+    sliced, on the odometer's rows (the last size is above the parallel threshold)."""
+    rng = np.random.default_rng(3)
+    value = rng.normal(size=1).astype(dtype)
+    wide = rng.normal(size=(*shape[:-1], 2 * shape[-1])).astype(dtype)
+    for b in (wide[..., : shape[-1]], wide[..., 1::2], np.ascontiguousarray(wide[..., ::2])):
+        a = np.broadcast_to(value.reshape((1,) * len(shape)), shape)
+        count = int(np.prod(shape))
+        storage = np.full(count + 10, 77, dtype)  # the output inside a larger storage
+        strides = tuple(int(np.prod(shape[d + 1 :])) for d in range(len(shape)))
+        numba_backend.zip(op, Strided(storage, shape, strides, 5), view_of(a), view_of(b))
+        want = getattr(torch, op)(torch.from_numpy(a.copy()), torch.from_numpy(b.copy())).numpy()
+        np.testing.assert_array_equal(storage[5 : 5 + count].reshape(shape), want)
+        assert (storage[:5] == 77).all() and (storage[5 + count :] == 77).all()
+
+
 MATMUL_SHAPES = [(1, 500, 2, 8), (1, 500, 8, 8), (1, 8, 500, 2), (1, 1, 500, 8), (1, 500, 8, 1),
                  (3, 5, 7, 3), (2, 1, 1, 1), (1, 4, 0, 3)]
 

@@ -167,8 +167,9 @@ def make_zip_kernels(f):
         variant = (parallel, code_version(f))
 
         def zip_kernel(out, a, b, shape, strides, out_offset, a_offset, b_offset, total, chunks):
-            """Agrees with ``reference.zip``. Besides the contiguous row there is a second
-            fast row: ``b`` is one repeated value (stride 0), as in ``x * 0.5``. A 2-D
+            """Agrees with ``reference.zip``. Besides the contiguous row there are two more
+            fast rows: ``b`` is one repeated value (stride 0), as in ``x * 0.5``, or ``a``
+            is, as in ``w * x`` with ``w`` a 0-d weight (the polynomial tutorial). A 2-D
             layout whose rows are contiguous in out and contiguous or one repeated value
             in each input (``x + bias``: rows of 8) is a plain double loop: the odometer
             and row slices cost more than a short row itself (18 us -> 4 us for
@@ -227,6 +228,10 @@ def make_zip_kernels(f):
                         out_row, a_row, b_value = out[o : o + count], a[p : p + count], b[q]
                         for i in range(count):
                             out_row[i] = f(a_row[i], b_value)
+                    elif out_step == 1 and a_step == 0 and b_step == 1:  # w * x, w one value
+                        out_row, a_value, b_row = out[o : o + count], a[p], b[q : q + count]
+                        for i in range(count):
+                            out_row[i] = f(a_value, b_row[i])
                     else:
                         for j in range(count):
                             out[o + j * out_step] = f(a[p + j * a_step], b[q + j * b_step])
