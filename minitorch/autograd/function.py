@@ -228,16 +228,21 @@ class BackwardNode(Node):
         self.ctx = ctx
         # Which arguments are graph inputs: every tensor, and for ops like ``x + 1`` the
         # number too (PyTorch wraps it in a tensor that needs no gradient: edge (None, 0)).
+        # A tensor that needs no gradient gets the edge (None, 0) without asking again.
         numbers = function.numbers_are_inputs
-        self.arg_is_tensor = [isinstance(a, Tensor) or (numbers and is_python_number(a)) for a in args]
+        self.arg_is_tensor = arg_is_input = []  # (named for tensors; numbers may count too)
         edges, self.input_meta = [], []  # one of each per graph input
-        for a, is_input in zip(args, self.arg_is_tensor):
+        for a, needs_grad in zip(args, ctx.needs_input_grad):
             if isinstance(a, Tensor):
-                edges.append(gradient_edge(a))
+                edges.append(gradient_edge(a) if needs_grad else (None, 0))
                 self.input_meta.append((a._shape, a.dtype, a.device))
-            elif is_input:
+                arg_is_input.append(True)
+            elif numbers and is_python_number(a):
                 edges.append((None, 0))
                 self.input_meta.append(None)
+                arg_is_input.append(True)
+            else:
+                arg_is_input.append(False)
         self.next_functions = tuple(edges)
         self.output_meta: list[tuple] = []
 
