@@ -127,6 +127,16 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     return out
 
 
+def records_nothing(t: Tensor) -> bool:
+    """True when an op on ``t`` alone records nothing: no trace or capture, and grad mode
+    off or ``t`` needing no gradient (as ``Function.apply`` asks). A view op such as
+    ``transpose`` then makes its view at once: in a backward formula (``grad @ w.mT``) it
+    runs with grad mode off, so there ``Function.apply`` would only add its bookkeeping."""
+    return not dispatch.recording and not (
+        grad_mode_of_thread.mode.enabled and (t._requires_grad or (t._base is not None and t.requires_grad))
+    )
+
+
 def _new_plan(key: tuple, op: str, a: Tensor, b: Tensor) -> ZipPlan | None:
     """The plan for ``key``, made and remembered; ``None`` (not remembered) when the
     shapes of ``a`` and ``b`` do not broadcast."""

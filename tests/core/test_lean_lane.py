@@ -360,3 +360,30 @@ def test_squares_and_cubes_multiply_bit_for_bit_as_pytorch(dtype, backend):
     for exponent in (2, 3, 2.0, 3.0):
         np.testing.assert_array_equal((x**exponent).numpy(), (tx**exponent).numpy())
     np.testing.assert_array_equal(x.pow(mt.full((1000,), 3.0, dtype=x.dtype)).numpy(), (tx * tx * tx).numpy())
+
+
+@pytest.mark.parametrize("shape, dims", [((3, 4), (-2, -1)), ((2, 3, 4), (0, 2)), ((5,), (0, 0))])
+def test_a_transpose_that_records_nothing_is_a_view_at_once(shape, dims, monkeypatch):
+    """``grad @ w.mT`` in a backward formula runs with grad mode off: the transpose is
+    the view itself, without ``Function.apply``, laid out as PyTorch's and sharing storage
+    and version counter with its base; with a gradient needed, or under a trace, the
+    general path records ``TransposeBackward0`` or names the op."""
+    data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    sliced = mt.tensor(data)[..., ::1]  # (a view: its base is the tensor)
+    spy = ApplySpy(monkeypatch)
+    for x in (mt.tensor(data), sliced):
+        y = x.transpose(*dims)
+        expected = torch.tensor(data).transpose(*dims)
+        assert tuple(y.shape) == tuple(expected.shape) and y.stride() == expected.stride()
+        np.testing.assert_array_equal(y.numpy(), expected.numpy())
+        y.add_(1)  # a write through the view reaches the base, and bumps their version
+        assert x._version == y._version == 1 and x.numpy().sum() == data.sum() + data.size
+    w = mt.tensor(data, requires_grad=True)
+    with mt.no_grad():
+        assert w.transpose(*dims).grad_fn is None and not w.transpose(*dims).requires_grad
+    assert spy.calls == []
+    assert w.transpose(*dims).grad_fn.name() == "TransposeBackward0"
+    assert spy.calls == ["Transpose"]
+    with mt.dispatch.trace():
+        mt.tensor(data).transpose(*dims)
+    assert spy.calls == ["Transpose", "Transpose"]
