@@ -51,10 +51,7 @@ class dtype:  # noqa: N801 (PyTorch's name)
         self.type_name = type_name
         self.c_name = c_name
         self.itemsize = self.numpy.itemsize
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.category == FLOATING
+        self.is_floating_point = category == FLOATING  # (a field, not a property: every op asks)
 
     @property
     def is_signed(self) -> bool:

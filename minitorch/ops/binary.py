@@ -454,8 +454,11 @@ class PowNumberBase(Pow):
 
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
     out = lean_zip("pow", a, b)  # operands that need no graph: see lean_lane.py
-    if out is not None:
-        return out
+    return out if out is not None else pow_function(a, b)
+
+
+def pow_function(a: Any, b: Any) -> Tensor:
+    """``a ** b`` as a ``Function``: which one depends on which operands are tensors."""
     if not isinstance(b, Tensor):
         return Pow.apply(a, b)
     return (PowTensorExponent if isinstance(a, Tensor) else PowNumberBase).apply(a, b)
@@ -532,6 +535,26 @@ def operator_form(function: Any) -> Any:
             elif not is_number(other):
                 return NotImplemented
         return function(self, other)
+
+    operator.__name__, operator.__doc__ = function.__name__, function.__doc__
+    return operator
+
+
+def lane_operator(function: Any, op: str, general: Any) -> Any:
+    """``function`` as a Python operator, for an op of the lean lane (``+ - * / **``):
+    ``t + other`` asks the lane at once, one call sooner than ``add`` would, and
+    otherwise runs ``general`` (the op's ``Function``, or a function choosing one) after
+    ``operator_form``'s checks: the same as ``operator_form(function)``, since
+    ``function`` too is the lane, else ``general``. (A Function's ``apply`` is looked up
+    on each call, as ``function`` does, not bound once here.)"""
+    if isinstance(general, type):
+        function_class = general
+        general = lambda a, b: function_class.apply(a, b)  # noqa: E731
+    checked = operator_form(general)
+
+    def operator(self: Tensor, other: Any) -> Any:
+        out = lean_zip(op, self, other)
+        return out if out is not None else checked(self, other)
 
     operator.__name__, operator.__doc__ = function.__name__, function.__doc__
     return operator
