@@ -182,7 +182,50 @@ def test_rows_kernel_only_where_it_wins():
     path = numba_backend.matmul_path
     assert path(500 * 8 * 8, 8, 8, 1) == "rows"
     assert path(500 * 8 * 8, 8, 8, 500) == "tiled"  # transposed output
-    assert path(500 * 8 * 4, 8, 4, 1) == "tiled"  # few columns: nothing to vectorize
+    assert path(500 * 8 * 4, 8, 4, 1) == "tiled"  # few columns, long sums
     assert path(64 * 128 * 64, 128, 64, 1) == "tiled"  # long sums
     assert path(THRESHOLDS["matmul"], 64, 64, 1) == "tiled"  # parallel work
     assert path(THRESHOLDS["matmul"] - 1, 64, 64, 1) == "rows"
+
+
+# ----- the columns kernel of skinny products (small_matmul_kernel.py) ----------------------
+
+# (batch, n, k, m) that ``matmul_path`` gives the columns kernel: m * k <= 8, m < 8
+COLUMNS_SHAPES = [(1, 2000, 3, 1), (1, 1, 1, 1), (1, 500, 2, 4), (3, 7, 8, 1), (2, 13, 1, 5), (1, 64, 4, 2)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32])
+@pytest.mark.parametrize("layout_b", ["contiguous", "transposed", "stepped_at_end", "batch_broadcast"])
+@pytest.mark.parametrize("layout_a", ["contiguous", "transposed", "stepped_at_end", "batch_broadcast"])
+def test_columns_kernel_agrees_with_the_reference(layout_a, layout_b, dtype):
+    """The columns kernel, on every layout of ``a`` and ``b``, with the output inside a
+    sentinel-filled storage and transposed too (it writes down columns of any stride)."""
+    from minitorch.backends import reference
+
+    from .test_numba_kernels import assert_same, make_output, matmul_operand, twin
+
+    rng = np.random.default_rng(22)
+    for batch, n, k, m in COLUMNS_SHAPES:
+        for out_layout in ("contiguous", "transposed"):
+            out = make_output(out_layout, (batch, n, m), dtype)
+            assert numba_backend.matmul_path(batch * n * k * m, k, m, out.strides[2]) == "columns"
+            a = matmul_operand(layout_a, batch, n, k, dtype, rng)
+            b = matmul_operand(layout_b, batch, k, m, dtype, rng)
+            expected = twin(out)
+            numba_backend.matmul(out, a, b)
+            reference.matmul(expected, a, b)
+            assert_same(out, expected, dtype, rtol=1e-5 if dtype == np.float32 else None)
+
+
+def test_columns_kernel_only_where_it_wins():
+    """Few columns *and* short sums (m * k <= 8), under the parallel threshold; wide
+    rows keep the rows kernel, everything else the tiled one."""
+    from minitorch.backends.numba.parallel_policy import THRESHOLDS
+
+    path = numba_backend.matmul_path
+    assert path(2000 * 3 * 1, 3, 1, 1) == "columns"  # the polynomial fit's (2000, 3) @ (3, 1)
+    assert path(500 * 2 * 4, 2, 4, 4) == "columns"  # any output layout
+    assert path(500 * 8 * 2, 8, 2, 1) == "tiled"  # m * k = 16
+    assert path(2000 * 32, 32, 1, 1) == "tiled"  # long sums
+    assert path(500 * 1 * 8, 1, 8, 1) == "rows"  # 8 columns: the rows kernel
+    assert path(THRESHOLDS["matmul"], 8, 1, 1) == "tiled"  # parallel work

@@ -12,7 +12,7 @@ describing the layout, offsets) and calls the kernel. The loops themselves live 
 * ``elementwise_kernels.py`` -- ``map``, ``zip``, ``where``;
 * ``reduce_kernels.py``      -- ``reduce``, ``arg_reduce``;
 * ``matmul_kernel.py``       -- ``matmul`` (cache-blocked, our own: no BLAS);
-* ``small_matmul_kernel.py`` -- ``matmul`` of small matrices, a row at a time;
+* ``small_matmul_kernel.py`` -- ``matmul`` of small matrices, a row or a column at a time;
 * ``indexing_kernels.py``    -- ``gather``, ``scatter_add``;
 * ``optimizer_kernels.py``   -- ``optimizer_step``, the fused optimizer step (and its Python side);
 * ``scalar_functions.py``    -- the scalar functions as Numba sees them, a vectorizable exp.
@@ -66,7 +66,7 @@ from minitorch.backends.numba.optimizer_kernels import optimizer_step  # noqa: F
 from minitorch.backends.numba.reduce_kernels import arg_reduce_kernel, make_reduce_kernels
 from minitorch.backends.numba.scalar_functions import reduce_functions, scalar_function
 from minitorch.backends.numba.scan_kernel import scan  # noqa: F401 (a primitive)
-from minitorch.backends.numba.small_matmul_kernel import SMALL_MATMUL_KERNEL
+from minitorch.backends.numba.small_matmul_kernel import COLUMNS_MATMUL_KERNEL, SMALL_MATMUL_KERNEL
 from minitorch.backends.numba.sort_kernel import sort  # noqa: F401 (a primitive)
 from minitorch.layout import merge_dims, merge_kept_dims, numel
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
@@ -274,9 +274,11 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
                                             (out.offset, a.offset, b.offset))  # fmt: skip
     args = (out.storage, a.storage, b.storage, shape, strides, offsets)
     work = batch * rows * cols * depth
-    if matmul_path(work, depth, cols, out.strides[2]) == "rows":
-        announce_if_compiling(SMALL_MATMUL_KERNEL, "matmul")
-        SMALL_MATMUL_KERNEL(*args, 1)
+    path = matmul_path(work, depth, cols, out.strides[2])
+    if path != "tiled":
+        kernel = SMALL_MATMUL_KERNEL if path == "rows" else COLUMNS_MATMUL_KERNEL
+        announce_if_compiling(kernel, "matmul")
+        kernel(*args, 1)
     else:
         announce_if_compiling(MATMUL_KERNELS[0], "matmul")
         parallel_policy.run("matmul", "matmul", work, MATMUL_KERNELS, args)
@@ -284,14 +286,16 @@ def matmul(out: Strided, a: Strided, b: Strided) -> None:
 
 def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
     """Which kernel computes a product of ``work`` multiply-adds, ``depth`` (k) long sums
-    and ``cols`` (m) columns: ``"rows"`` (``small_matmul_kernel.py``: a row of out at a
-    time, no set-up) or ``"tiled"`` (``matmul_kernel.py``: packed 4x4 tiles, cache
-    blocks, threads). The rows kernel needs contiguous output rows, runs on one thread
-    (so only below the parallel threshold), and wins while the rows are long and the
-    sums short: ``cols >= 8`` and ``depth <= cols``.
+    and ``cols`` (m) columns: ``"rows"`` or ``"columns"`` (``small_matmul_kernel.py``: a
+    row or a column of out at a time, no set-up) or ``"tiled"`` (``matmul_kernel.py``:
+    packed 4x4 tiles, cache blocks, threads). The small kernels run on one thread, so
+    only below the parallel threshold. The rows kernel needs contiguous output rows, and
+    wins while the rows are long and the sums short: ``cols >= 8`` and ``depth <= cols``.
+    The columns kernel wins where there are few columns *and* short sums, ``cols * depth
+    <= 8`` (a matrix times a vector of 3, or 2 columns of 4-term sums).
 
-    Measured (one thread, float32), its time over the tiled kernel's, for ``n`` rows;
-    the rule picks the entries marked *::
+    Measured (one thread, float32), the rows kernel's time over the tiled kernel's, for
+    ``n`` rows; the rule picks the entries marked *::
 
         n    k |  m = 1     2     4     8    16    32    64
         8    2 |   0.93  0.90  0.90  0.79* 0.76* 0.53* 0.39*
@@ -309,9 +313,26 @@ def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
 
     (A few cells off the rule win too, e.g. ``n = 8, k = 128, m = 16``; the rule keeps to
     the region where the rows kernel wins everywhere. ``m = 1``, a matrix times a vector,
-    leaves its inner loop nothing to vectorize.)"""
-    return "rows" if (out_col_stride == 1 and 8 <= cols and depth <= cols
-                      and work < parallel_policy.THRESHOLDS["matmul"]) else "tiled"  # fmt: skip
+    leaves its inner loop nothing to vectorize.) The columns kernel's time over the tiled
+    kernel's (the rule picks ``m * k <= 8``, marked *; the longer sums lose)::
+
+        n    k |  m = 1     2     3     4
+        8    2 |   0.82* 0.89* 0.89* 0.87*
+        8    8 |   0.85* 0.99  1.11  1.21
+        64   3 |   0.59* 0.76* 0.87  1.01
+        64   8 |   0.66* 0.98  1.24  1.54
+        500  2 |   0.31* 0.51* 0.63* 0.79*
+        500  3 |   0.37* 0.64* 0.80  1.00
+        500  8 |   0.53* 1.03  1.33  1.70
+        2000 3 |   0.33* 0.61* 0.85  1.15
+        2000 8 |   0.53* 1.02  1.48  2.04
+        2000 32|   0.94  1.86  3.23  4.10
+    """
+    if work >= parallel_policy.THRESHOLDS["matmul"]:
+        return "tiled"
+    if out_col_stride == 1 and 8 <= cols and depth <= cols:
+        return "rows"
+    return "columns" if cols * depth <= 8 else "tiled"
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)

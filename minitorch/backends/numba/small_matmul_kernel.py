@@ -1,10 +1,16 @@
-"""Numba kernel for small ``matmul``: one row of ``out`` at a time, no packing, no tiles.
+"""Numba kernels for small ``matmul``: no packing, no tiles. Two shapes of small:
 
-Must agree with ``reference.matmul``: ``out[z, i, j] = sum_k a[z, i, k] * b[z, k, j]``.
+* **rows** (``small_matmul_kernel``): one row of ``out`` at a time, for products with
+  rows of at least 8 columns (``x @ w`` of a hidden layer);
+* **columns** (``columns_matmul_kernel``): one column of ``out`` at a time, for products
+  with very few columns and short sums (``(2000, 3) @ (3, 1)``, the polynomial fit).
 
-Row ``i`` of ``out`` is a weighted sum of the rows of ``b``, with the weights in row ``i``
-of ``a``. So the kernel walks the rows of ``b``, adding each, times one number of ``a``,
-to the output row::
+Both must agree with ``reference.matmul``: ``out[z, i, j] = sum_k a[z, i, k] * b[z, k, j]``
+(up to rounding: the sums are added in another order).
+
+**Rows.** Row ``i`` of ``out`` is a weighted sum of the rows of ``b``, with the weights in
+row ``i`` of ``a``. So the kernel walks the rows of ``b``, adding each, times one number
+of ``a``, to the output row::
 
     for each z, each row i:
         out[z, i, :] = 0
@@ -16,16 +22,30 @@ the compiler turns it into vector instructions; ``a`` is read one number at a ti
 through its strides, whatever its layout. Taking four rows of ``b`` per pass reads and
 writes the output row a quarter as often (a 64x64 product: 39 -> 19 us).
 
+**Columns.** The same sum read the other way: column ``j`` of ``out`` is a weighted sum
+of the *columns* of ``a``, with the weights in column ``j`` of ``b``::
+
+    for each z, each column j:
+        out[z, :, j] = 0
+        for p in range(k):
+            out[z, :, j] += b[z, p, j] * a[z, :, p]
+
+With one column and three terms that is three passes down a long column, each a
+multiply-add per element with nothing to set up: ``(2000, 3) @ (3, 1)`` takes 17 us in
+the tiled kernel, which packs both operands and fills 4x4 tiles of which one column is
+used, and 6 us here. With many terms or columns the passes re-read ``out`` too often and
+the tiled kernel wins again.
+
 The tiled kernel (``matmul_kernel.py``) first packs both operands and sums along ``k``
 in 4x4 tiles; for small products that set-up, and adding up each tile's vector lanes at
-its end, cost more than the product itself. This kernel has neither, but its rows give
-the compiler nothing to vectorize when ``out`` has few columns (a matrix times a vector),
-and it does not block for the caches. ``matmul_path`` in ``__init__.py`` chooses between
-the two (the measurements are there).
+its end, cost more than the product itself. These kernels have neither, and do not block
+for the caches. ``matmul_path`` in ``__init__.py`` chooses among the three (the
+measurements are there).
 
-It needs the rows of ``out`` and ``b`` contiguous (column stride 1). ``out`` always is
-(the ops layer makes it); a ``b`` that is not (``x @ w.mT``) is first copied into
-contiguous rows, which costs ``k*m`` next to the product's ``n*k*m``.
+The rows kernel needs the rows of ``out`` and ``b`` contiguous (column stride 1). ``out``
+always is (the ops layer makes it); a ``b`` that is not (``x @ w.mT``) is first copied
+into contiguous rows, which costs ``k*m`` next to the product's ``n*k*m``. The columns
+kernel reads every operand through its strides.
 """
 
 from __future__ import annotations
@@ -78,4 +98,22 @@ def small_matmul_kernel(out, a, b, shape, strides, offsets, chunks):
                     out_row[j] += x * b_row[j]
 
 
+def columns_matmul_kernel(out, a, b, shape, strides, offsets, chunks):
+    """``out[z] = a[z] @ b[z]``, serial, a column of ``out`` at a time (see above), with
+    the arguments of the tiled kernel; ``chunks`` is unused (always one thread)."""
+    batch, rows, depth, cols = shape[0], shape[1], shape[2], shape[3]
+    out_step, a_step = strides[0, 1], strides[1, 1]  # down a column of out, of a
+    for z in range(batch):
+        for j in range(cols):
+            out_at = offsets[0] + z * strides[0, 0] + j * strides[0, 2]
+            for i in range(rows):
+                out[out_at + i * out_step] = 0
+            for p in range(depth):
+                weight = b[offsets[2] + z * strides[2, 0] + p * strides[2, 1] + j * strides[2, 2]]
+                a_at = offsets[1] + z * strides[1, 0] + p * strides[1, 2]  # column p of a
+                for i in range(rows):
+                    out[out_at + i * out_step] += weight * a[a_at + i * a_step]
+
+
 SMALL_MATMUL_KERNEL = njit(fastmath={"contract"}, **JIT_OPTIONS)(small_matmul_kernel)
+COLUMNS_MATMUL_KERNEL = njit(fastmath={"contract"}, **JIT_OPTIONS)(columns_matmul_kernel)
