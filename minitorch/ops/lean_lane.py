@@ -59,6 +59,10 @@ there the lane only asks about dtypes and layouts, and ``w * x`` with ``w`` a pa
 skips the promotion and broadcasting of ``prepare`` too. Backward formulas run with grad
 mode off, so ``grad * b`` in a backward takes the lane too, and so does an optimizer's
 ``lr * p.grad`` under ``no_grad``.
+
+The same question, "does this call record anything?", is ``records_nothing``: when the
+answer is no, ``transpose`` makes its view at once and ``matmul`` of two matrices calls its
+kernel at once (``grad @ w.mT`` in ``Linear``'s backward), without ``Function.apply``.
 """
 
 from __future__ import annotations

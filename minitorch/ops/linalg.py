@@ -23,6 +23,7 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_
 from minitorch.layout import broadcast_shapes, numel
 from minitorch.ops.common import require_tensor
+from minitorch.ops.lean_lane import records_nothing
 from minitorch.ops.shape import View
 
 
@@ -32,11 +33,7 @@ class Matmul(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(a, b)
-        batch = batch_shape(a._shape, b._shape)
-        n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
-        out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
-        dispatch.matmul(out, as_batch(a, batch, n, k), as_batch(b, batch, k, m))
-        return out._view(batch + (n, m), layout.contiguous_strides(batch + (n, m)), 0)
+        return product(a, b)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple[Tensor | None, Tensor | None]:
@@ -44,6 +41,16 @@ class Matmul(Function):
         grad_a = grad @ b.mT if ctx.needs_input_grad[0] else None
         grad_b = a.mT @ grad if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
+
+
+def product(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` for operands of at least 2 dimensions, without a graph: the kernel call
+    of ``Matmul.forward``, and all of ``grad @ w`` in a backward formula (``matmul``)."""
+    batch = batch_shape(a._shape, b._shape)
+    n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
+    out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
+    dispatch.matmul(out, as_batch(a, batch, n, k), as_batch(b, batch, k, m))
+    return out._view(batch + (n, m), layout.contiguous_strides(batch + (n, m)), 0)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -198,8 +205,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return Matmul.apply(a.unsqueeze(0), b).squeeze(-2)
     if b.ndim == 1:
         return Matmul.apply(a, b.unsqueeze(1)).squeeze(-1)
-    if a.ndim == 2 and b.ndim == 2:
-        return Mm.apply(a, b)
+    if a.ndim == 2 and b.ndim == 2:  # (``grad @ w`` in a backward formula records nothing)
+        return product(a, b) if records_nothing(a) and records_nothing(b) else Mm.apply(a, b)
     if b.ndim == 2 and a.ndim > 2:  # PyTorch folds the batch into the rows: one product
         flat = Mm.apply(a.reshape(numel(a._shape[:-1]), a._shape[-1]), b)
         shape = a._shape[:-1] + (b._shape[1],)

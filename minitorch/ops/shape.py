@@ -97,9 +97,16 @@ class Transpose(Permute):
 
 
 class MatrixTranspose(Permute):
-    """``t()`` of a matrix: a ``Permute``; PyTorch names its node ``TBackward0``."""
+    """``t()`` of a matrix: a ``Permute`` of ``(1, 0)``, its view written out (every
+    ``nn.Linear`` forward records one); PyTorch names its node ``TBackward0``."""
 
     node_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dims: tuple) -> Tensor:
+        ctx.inverse = (1, 0)
+        (rows, cols), (row_step, col_step) = x._shape, x._strides
+        return x._view((cols, rows), (col_step, row_step), x._offset)
 
 
 class Expand(Function):

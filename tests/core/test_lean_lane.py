@@ -387,3 +387,26 @@ def test_a_transpose_that_records_nothing_is_a_view_at_once(shape, dims, monkeyp
     with mt.dispatch.trace():
         mt.tensor(data).transpose(*dims)
     assert spy.calls == ["Transpose", "Transpose"]
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_a_matrix_product_that_records_nothing_runs_at_once(transposed, monkeypatch):
+    """``grad @ w`` in a backward formula (grad mode off) is the kernel call itself, with
+    PyTorch's values, shape and strides; with a gradient needed, or under a trace, the
+    general path records ``MmBackward0`` or names the op ``Mm``."""
+    rng = np.random.default_rng(7)
+    a_data, b_data = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(4, 3)).astype(np.float32)
+    a, b = mt.tensor(a_data), mt.tensor(b_data)
+    right = b.mT if transposed else mt.tensor(np.ascontiguousarray(b_data.T))
+    spy = ApplySpy(monkeypatch)
+    out = a @ right
+    check_like_torch(out, torch.tensor(a_data) @ torch.tensor(b_data).T)
+    assert out.grad_fn is None and spy.calls == []
+    w = mt.tensor(b_data, requires_grad=True)
+    with mt.no_grad():
+        assert (a @ w.mT).grad_fn is None
+    assert spy.calls == []
+    assert (a @ w.mT).grad_fn.name() == "MmBackward0" and "Mm" in spy.calls
+    with mt.dispatch.trace() as calls:
+        a @ right
+    assert [c.op for c in calls] == ["Mm"]
