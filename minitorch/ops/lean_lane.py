@@ -71,17 +71,18 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import thread_state as grad_mode_of_thread
 from minitorch.dtypes import bool_
-from minitorch.layout import broadcast_shapes, new_tensor_layout
+from minitorch.layout import broadcast_shapes, new_tensor_layout, out_of_memory
 from minitorch.ops.common import broadcast_view, result_strides, scalar_tensor
 from minitorch.scalar_ops import ZIP_OPS
 
 
 class ZipPlan:
     """What one key (see above) always gives: the result's shape, dtype, strides and
-    element count, and ``run(out, a, b, out_offset, a_offset, b_offset)``, the kernel
-    call for the layout (each operand read through its broadcast strides)."""
+    element count, ``run(out, a, b, out_offset, a_offset, b_offset)``, the kernel call
+    for the layout (each operand read through its broadcast strides), and ``empty``, the
+    backend's allocator, with ``cells``, the NumPy dtype of the result's storage."""
 
-    __slots__ = ("shape", "out_dtype", "out_strides", "count", "run")
+    __slots__ = ("shape", "out_dtype", "out_strides", "count", "run", "empty", "cells")
 
     def __init__(self, op: str, a: Tensor, b: Tensor) -> None:
         self.shape = shape = broadcast_shapes(a._shape, b._shape)  # (raises if they do not)
@@ -92,6 +93,7 @@ class ZipPlan:
         self.out_strides = contiguous if dense is None else dense
         self.run = dispatch.plan("zip", op, a.device.type, self.out_dtype, a.dtype, shape,
                                  self.out_strides, a._strides, b._strides)  # fmt: skip
+        self.empty, self.cells = dispatch.kernels_for(a.device.type).empty, self.out_dtype.numpy
 
 
 PLAN_CACHE_SIZE = 4096  # plans kept; a program making ever new layouts starts afresh
@@ -126,8 +128,14 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     plan = _plans.get(key) or _new_plan(key, op, a, b)
     if plan is None:  # shapes that do not broadcast: the general path raises PyTorch's error
         return None
-    out = Tensor._empty_counted(plan.count, plan.shape, plan.out_strides, plan.out_dtype, device)
-    plan.run(out._storage, a._storage, b._storage, 0, a._offset, b._offset)
+    # The output, as ``Tensor._empty_counted`` makes it, with the allocator the plan keeps.
+    try:
+        storage = plan.empty(plan.count, plan.cells)
+    except MemoryError as error:
+        raise out_of_memory(plan.shape, plan.out_dtype.itemsize) from error
+    out = object.__new__(Tensor)  # (``Tensor._make``, inlined)
+    out._init(storage, plan.shape, plan.out_strides, 0, plan.out_dtype, device)
+    plan.run(storage, a._storage, b._storage, 0, a._offset, b._offset)
     return out
 
 

@@ -229,3 +229,30 @@ def test_columns_kernel_only_where_it_wins():
     assert path(2000 * 32, 32, 1, 1) == "tiled"  # long sums
     assert path(500 * 1 * 8, 1, 8, 1) == "rows"  # 8 columns: the rows kernel
     assert path(THRESHOLDS["matmul"], 8, 1, 1) == "tiled"  # parallel work
+
+
+# ----- the contiguous kernels of map and zip (elementwise_kernels.py) ---------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("count", [1, 100, 300_001])
+def test_one_contiguous_row_takes_the_contiguous_kernels(count, dtype):
+    """Same-shape contiguous operands at any offsets make one row: the runners call the
+    contiguous kernels (fewer arguments), below the parallel threshold; above it the
+    general kernels run. Either way the values are PyTorch's and nothing outside the
+    output is written."""
+    rng = np.random.default_rng(23)
+    a = (rng.normal(size=count + 3) * 10).astype(dtype)
+    b = (rng.normal(size=count + 5) * 10 + 0.5).astype(dtype)
+    shape = (count,)
+    one_row = numba_backend.is_one_row(numba_backend.elementwise_layout(shape, (1,), (1,), (1,))[1])
+    assert one_row == (count > 1)  # (a size-1 dimension merges to stride 0: the general kernel)
+    assert not numba_backend.is_one_row(numba_backend.elementwise_layout((4, 5), (5, 1), (1, 4))[1])
+    storage = np.full(count + 4, 77, dtype)
+    out = Strided(storage, shape, (1,), 2)
+    numba_backend.zip("mul", out, Strided(a, shape, (1,), 3), Strided(b, shape, (1,), 5))
+    want = (torch.from_numpy(a[3:]) * torch.from_numpy(b[5:])).numpy()
+    np.testing.assert_array_equal(storage[2:-2], want)
+    numba_backend.map("neg", out, Strided(a, shape, (1,), 1))
+    np.testing.assert_array_equal(storage[2:-2], -a[1 : 1 + count])
+    assert (storage[:2] == 77).all() and (storage[-2:] == 77).all()

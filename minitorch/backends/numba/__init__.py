@@ -139,6 +139,14 @@ def takes_runner(numpy_dtype: np.dtype) -> bool:
     return numpy_dtype.char not in HALF_LETTERS
 
 
+def is_one_row(merged_strides: np.ndarray) -> bool:
+    """Whether a merged layout is one contiguous row in every operand (same-shape
+    contiguous tensors): then the runner calls the op's contiguous kernel, which takes
+    three arguments fewer than the general one (Numba checks each argument's type on
+    every call: 0.1 us of a 2.4 us 10x10 add)."""
+    return merged_strides.shape[1] == 1 and bool((merged_strides == 1).all())
+
+
 def _nothing_to_run(*storages_and_offsets: object) -> None:
     """The runner of a layout with no elements."""
 
@@ -150,7 +158,7 @@ def map_runner(op: str, shape: tuple[int, ...], out_strides: tuple[int, ...], a_
     if not total:
         return _nothing_to_run
     kernels = _MAP_KERNELS[op]
-    serial = kernels[0]
+    serial, contiguous = kernels[0], kernels[2]
 
     def run(out, a, out_offset: int, a_offset: int) -> None:
         if total < parallel_policy.serial_below:  # small: the serial kernel, at once
@@ -159,7 +167,13 @@ def map_runner(op: str, shape: tuple[int, ...], out_strides: tuple[int, ...], a_
             args = (out, a, merged_shape, merged_strides, out_offset, a_offset, total)
             parallel_policy.run("map", op, total, kernels, args)
 
-    return run
+    def run_contiguous(out, a, out_offset: int, a_offset: int) -> None:
+        if total < parallel_policy.serial_below:  # small: one contiguous row, at once
+            contiguous(out, a, out_offset, a_offset, total)
+        else:
+            run(out, a, out_offset, a_offset)
+
+    return run_contiguous if is_one_row(merged_strides) else run
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
@@ -170,7 +184,7 @@ def zip_runner(op: str, shape: tuple[int, ...], out_strides: tuple[int, ...], a_
     if not total:
         return _nothing_to_run
     kernels = _ZIP_KERNELS[op]
-    serial = kernels[0]
+    serial, contiguous = kernels[0], kernels[2]
 
     def run(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
         if total < parallel_policy.serial_below:  # small: the serial kernel, at once
@@ -179,7 +193,13 @@ def zip_runner(op: str, shape: tuple[int, ...], out_strides: tuple[int, ...], a_
             args = (out, a, b, merged_shape, merged_strides, out_offset, a_offset, b_offset, total)
             parallel_policy.run("zip", op, total, kernels, args)
 
-    return run
+    def run_contiguous(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
+        if total < parallel_policy.serial_below:  # small: one contiguous row, at once
+            contiguous(out, a, b, out_offset, a_offset, b_offset, total)
+        else:
+            run(out, a, b, out_offset, a_offset, b_offset)
+
+    return run_contiguous if is_one_row(merged_strides) else run
 
 
 @through_float32
