@@ -20,9 +20,11 @@ describing the layout, offsets) and calls the kernel. The loops themselves live 
 How the kernels are specialised and cached:
 
 * ``make_zip_kernels(scalar_ops.add)`` builds the kernels of one scalar op: a serial one
-  for small tensors and a parallel one (``prange``) for large ones, each compiled on its
-  first call for each dtype combination. The scalar function is inlined into the loop, so
-  the compiler vectorizes it, and only the ops a program uses are ever compiled;
+  for small tensors, a parallel one (``prange``) for large ones, and a contiguous one for
+  small operands that are one contiguous row each (fewer arguments: ``is_one_row``), each
+  compiled on its first call for each dtype combination. The scalar function is inlined
+  into the loop, so the compiler vectorizes it, and only the ops a program uses are ever
+  compiled;
 * every kernel is ``cache=True`` and captures nothing but a plain module-level function
   and a few numbers, so a new process loads it from Numba's on-disk cache instead of
   compiling it again (see ``elementwise_kernels.py`` for why that matters);
