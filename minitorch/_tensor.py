@@ -134,23 +134,16 @@ class Tensor:
     @staticmethod
     def _empty(shape: tuple[int, ...], dtype: DType, device: Device, strides: tuple | None = None) -> Tensor:
         """A new tensor with its own (uninitialised) storage: contiguous, or with
-        ``strides`` that lay ``shape`` out densely in another order of the dimensions."""
+        ``strides`` that lay ``shape`` out densely in another order of the dimensions.
+        (The lean lane makes its outputs the same way, with the allocator its plans keep.)"""
         shape = tuple(shape)
         count, contiguous = new_tensor_layout(shape, dtype.itemsize)  # checked, remembered
-        return Tensor._empty_counted(count, shape, contiguous if strides is None else strides, dtype, device)
-
-    @staticmethod
-    def _empty_counted(count: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: DType,
-                       device: Device) -> Tensor:  # fmt: skip
-        """``_empty`` for a caller that has the checked element count ``count`` of
-        ``shape`` already (``new_tensor_layout``'s), and the strides: the lean lane
-        keeps both in its plans (``minitorch/ops/lean_lane.py``)."""
         try:
             storage = dispatch.empty(count, dtype.numpy, device.type)
         except MemoryError as error:
             raise out_of_memory(shape, dtype.itemsize) from error
         t = object.__new__(Tensor)  # (``_make``, inlined: every op's output is made here)
-        t._init(storage, shape, strides, 0, dtype, device)
+        t._init(storage, shape, contiguous if strides is None else strides, 0, dtype, device)
         return t
 
     @staticmethod

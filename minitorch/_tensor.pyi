@@ -84,18 +84,6 @@ class Tensor:
         ``shape`` out densely in another order of the dimensions."""
         ...
     @staticmethod
-    def _empty_counted(
-        count: builtins.int,
-        shape: tuple[builtins.int, ...],
-        strides: tuple[builtins.int, ...],
-        dtype: DType,
-        device: Device,
-    ) -> Tensor:
-        """``_empty`` for a caller that has the checked element count ``count`` of ``shape`` already
-        (``new_tensor_layout``'s), and the strides: the lean lane keeps both in its plans
-        (``minitorch/ops/lean_lane.py``)."""
-        ...
-    @staticmethod
     def _full(shape: tuple[builtins.int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with every element equal to ``value``."""
         ...

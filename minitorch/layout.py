@@ -305,6 +305,15 @@ def permute(shape: Shape, strides: Strides, offset: int, dims: Sequence[int]) ->
     return tuple(shape[d] for d in order), tuple(strides[d] for d in order), offset
 
 
+def transpose(shape: Shape, strides: Strides, offset: int, dim0: int, dim1: int) -> Layout:
+    """Swap dimensions ``dim0`` and ``dim1`` (both already normalized): ``permute`` of
+    one swap, without checking a whole ordering."""
+    shape, strides = list(shape), list(strides)
+    shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
+    strides[dim0], strides[dim1] = strides[dim1], strides[dim0]
+    return tuple(shape), tuple(strides), offset
+
+
 def expand(shape: Shape, strides: Strides, offset: int, sizes: Sequence[int]) -> Layout:
     """Broadcast to ``sizes`` without copying: a stretched dimension gets stride 0, so
     every index along it reads the same storage cell. ``-1`` keeps a size.

@@ -113,7 +113,8 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     elif type(b) is not float and type(b) is not int:  # (a bool has rules of its own)
         return None
     # Needs a gradient: as ``Function.apply`` asks it (a view's ``requires_grad`` may
-    # first have to catch up with an in-place write to its base).
+    # first have to catch up with an in-place write to its base). (``records_nothing``,
+    # below, for both operands, written out: this runs for every small op.)
     if grad_mode_of_thread.mode.enabled and (
         a._requires_grad or (a._base is not None and a.requires_grad)
         or (b_is_tensor and (b._requires_grad or (b._base is not None and b.requires_grad)))
@@ -128,7 +129,7 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     plan = _plans.get(key) or _new_plan(key, op, a, b)
     if plan is None:  # shapes that do not broadcast: the general path raises PyTorch's error
         return None
-    # The output, as ``Tensor._empty_counted`` makes it, with the allocator the plan keeps.
+    # The output, as ``Tensor._empty`` makes it, with the allocator the plan keeps.
     try:
         storage = plan.empty(plan.count, plan.cells)
     except MemoryError as error:

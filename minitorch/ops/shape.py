@@ -105,8 +105,7 @@ class MatrixTranspose(Permute):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dims: tuple) -> Tensor:
         ctx.inverse = (1, 0)
-        (rows, cols), (row_step, col_step) = x._shape, x._strides
-        return x._view((cols, rows), (col_step, row_step), x._offset)
+        return x._view(*layout.transpose(x._shape, x._strides, x._offset, 0, 1))
 
 
 class Expand(Function):
@@ -343,9 +342,7 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     if x.ndim == 0:
         return View.apply(x, (x._shape, x._strides, x._offset))
     if records_nothing(x):  # (``w.mT`` in a backward formula): the view at once
-        shape, strides = list(x._shape), list(x._strides)
-        shape[a], shape[b], strides[a], strides[b] = shape[b], shape[a], strides[b], strides[a]
-        return x._view(tuple(shape), tuple(strides), x._offset)
+        return x._view(*layout.transpose(x._shape, x._strides, x._offset, a, b))
     order = list(range(x.ndim))
     order[a], order[b] = order[b], order[a]
     return Transpose.apply(x, tuple(order))
