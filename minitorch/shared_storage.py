@@ -323,11 +323,27 @@ def _at_exit() -> None:
         sweep(in_flight_too=True)
 
 
+def _before_fork() -> None:
+    """About to fork: start the program's tracker (so that the child shares it), then
+    take the tracker's thread lock until the fork is done. A fork copies only the thread
+    that forks: a lock another thread holds at that moment (one registering or removing a
+    segment's name, say, in a queue's feeder thread) would stay held forever in the
+    child, and the child's first ``share_memory_()`` would wait on it for good."""
+    _start_tracker()
+    resource_tracker._resource_tracker._lock.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    resource_tracker._resource_tracker._lock.release()
+
+
 def _after_fork_in_child() -> None:
     """A forked child inherits the mappings but not the locks (they are per process):
-    take a lock on each segment, and start with an unheld thread lock."""
+    take a lock on each segment, and start with unheld thread locks, ours and the
+    tracker's (``_before_fork`` held it for the fork)."""
     global _lock
     _lock = threading.RLock()
+    resource_tracker._resource_tracker._lock = threading.RLock()
     for segment in _segments.values():
         fcntl.lockf(segment.fd, fcntl.LOCK_SH, 1, _HOLDERS_BYTE)
 
@@ -346,4 +362,6 @@ _exit_hook = _ExitHook()
 _exit_hook.register()
 util.register_after_fork(_exit_hook, _ExitHook.register)  # a child starts with none
 if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
-    os.register_at_fork(before=_start_tracker, after_in_child=_after_fork_in_child)
+    os.register_at_fork(
+        before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
+    )

@@ -69,5 +69,11 @@ def batches_then_end(inbox, outbox, ending: str) -> None:
         time.sleep(600)
 
 
+def share_one(outbox) -> None:
+    """Share a new tensor (registering its segment's name with the resource tracker) and
+    send it back."""
+    outbox.put(minitorch.arange(3.0).share_memory_())
+
+
 def fill_seven(t: minitorch.Tensor) -> None:
     t.fill_(7.0)

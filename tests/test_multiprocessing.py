@@ -269,6 +269,35 @@ def test_a_cuda_tensor_reaches_an_emulating_child_and_is_refused_clearly_by_anot
 # ----- no segment is left --------------------------------------------------------------
 
 
+def test_a_fork_while_another_thread_holds_the_resource_trackers_lock_makes_a_working_child():
+    """A fork copies only the forking thread: a lock another thread holds at that moment
+    (as a queue's feeder thread does while it registers or removes a segment's name) must
+    not stay held in the child, whose first ``share_memory_()`` would then hang."""
+    import threading
+    from multiprocessing import resource_tracker
+
+    minitorch.ones(1).share_memory_()  # the tracker runs already, as in most programs
+    ctx = mp.get_context("fork")
+    outbox = ctx.Queue()
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_lock():
+        with resource_tracker._resource_tracker._lock:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    held.wait(10)
+    threading.Timer(0.3, release.set).start()  # the fork waits for the lock, then goes on
+    child = ctx.Process(target=mp_workers.share_one, args=(outbox,))
+    child.start()
+    assert outbox.get(timeout=TIMEOUT).tolist() == [0.0, 1.0, 2.0]
+    child.join(TIMEOUT)
+    holder.join()
+    assert child.exitcode == 0
+
+
 @pytest.mark.parametrize("ending", ["normal", "exception", "sigkill"])
 def test_no_segment_is_left_after_many_tensors_and_any_ending(ending):
     ctx = mp.get_context("fork")
