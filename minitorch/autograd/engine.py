@@ -166,23 +166,24 @@ def run_backward(
     naming = dispatch.op_context("backward", "backward") if dispatch.recording else nullcontext()
     with set_grad_enabled(create_graph), naming:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heapq.heappop(ready)[2]
             grads = buffers.pop(node)
             if node.tensor_hooks or node.retained:
                 grads = _run_tensor_hooks(node, grads)
+            edges = node.next_functions
             if capture:
                 for output_nr, grad in enumerate(grads):
                     if (node, output_nr) in capture:
                         captured[capture[(node, output_nr)]] = grad
-            skip = inputs is not None and (
-                node not in useful or isinstance(node, AccumulateGrad)
-            )
-            next_grads = (None,) * len(node.next_functions) if skip else node.apply(grads)
-            if not retain_graph and not skip:
-                node.release()
-            input_meta = getattr(node, "input_meta", None)
+            if inputs is not None and (node not in useful or isinstance(node, AccumulateGrad)):
+                next_grads = (None,) * len(edges)
+            else:
+                next_grads = node.apply(grads)
+                if not retain_graph:
+                    node.release()
+            input_meta = node.input_meta
             delivered: list[Tensor | None] = []
-            for edge, (next_node, output_nr) in enumerate(node.next_functions):
+            for edge, (next_node, output_nr) in enumerate(edges):
                 if next_node is None:
                     delivered.append(None)
                     continue
@@ -200,8 +201,9 @@ def run_backward(
                 if grad is not None:
                     old = buffer[output_nr]
                     buffer[output_nr] = grad if old is None else old + grad
-                dependencies[next_node] -= 1
-                if dependencies[next_node] == 0:
+                left = dependencies[next_node] - 1
+                dependencies[next_node] = left
+                if not left:
                     heapq.heappush(ready, (-next_node.sequence_nr, id(next_node), next_node))
             for listener in step_listeners:
                 listener(node, grads, next_grads, delivered)

@@ -58,10 +58,14 @@ node_listeners: list = []
 class Node:
     """A node of the backward graph (what ``tensor.grad_fn`` returns)."""
 
+    next_functions: tuple[tuple[Node | None, int], ...] = ()
+    num_outputs = 1
+    # For each graph input (edge of ``next_functions``): its ``(shape, dtype, device)``,
+    # which the engine un-broadcasts and casts the gradient to (None: sent as it is).
+    input_meta: list | None = None
+
     def __init__(self) -> None:
         self.sequence_nr = next(_sequence)  # creation order: later nodes run first
-        self.next_functions: tuple[tuple[Node | None, int], ...] = ()
-        self.num_outputs = 1
         self.tensor_hooks: dict[int, list] = {}  # output_nr -> hooks on that gradient
         self.retained: dict[int, weakref.ref] = {}  # output_nr -> tensor with retain_grad
 
@@ -234,7 +238,12 @@ class BackwardNode(Node):
         edges, self.input_meta = [], []  # one of each per graph input
         for a, needs_grad in zip(args, ctx.needs_input_grad):
             if isinstance(a, Tensor):
-                edges.append(gradient_edge(a) if needs_grad else (None, 0))
+                if not needs_grad:
+                    edges.append((None, 0))
+                elif a._grad_fn is not None and a._base is None:  # (``gradient_edge``, the
+                    edges.append((a._grad_fn, a._output_nr))  # common case written out)
+                else:
+                    edges.append(gradient_edge(a))
                 self.input_meta.append((a._shape, a.dtype, a.device))
                 arg_is_input.append(True)
             elif numbers and is_python_number(a):
@@ -250,14 +259,18 @@ class BackwardNode(Node):
         return type(self).__name__  # the subclass made by node_class_of
 
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-        missing = [g is None for g in grads]  # (not grads.count(None): that runs ==)
-        if all(missing):
-            return (None,) * len(self.next_functions)
-        if True in missing and self.ctx._materialize:
-            grads = [
-                g if g is not None else Tensor._full(shape, 0, dtype, device)
-                for g, (shape, dtype, device) in zip(grads, self.output_meta)
-            ]
+        if len(grads) == 1:  # (most ops have one output: decided without a list)
+            if grads[0] is None:
+                return (None,) * len(self.next_functions)
+        else:
+            missing = [g is None for g in grads]  # (not grads.count(None): that runs ==)
+            if all(missing):
+                return (None,) * len(self.next_functions)
+            if True in missing and self.ctx._materialize:
+                grads = [
+                    g if g is not None else Tensor._full(shape, 0, dtype, device)
+                    for g, (shape, dtype, device) in zip(grads, self.output_meta)
+                ]
         ctx = self.ctx
         ctx._unpacking_for = self  # a reference back to the node, for this call only
         try:
@@ -275,6 +288,8 @@ class BackwardNode(Node):
                 f"function {self.name()} returned an incorrect number of gradients "
                 f"(expected {len(self.arg_is_tensor)}, got {len(result)})"
             )
+        if len(result) == len(self.next_functions):  # every argument is a graph input
+            return result
         return tuple([g for g, is_tensor in zip(result, self.arg_is_tensor) if is_tensor])
 
     def release(self) -> None:
@@ -331,6 +346,14 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        mode = grad_mode_of_thread.mode  # this thread's grad mode (see grad_mode.py)
+        if not mode.enabled and not dispatch.recording:
+            # Nothing can record (``no_grad``, or a backward formula, which runs with grad
+            # mode off) and nothing traces: the forward alone. As in PyTorch, no input
+            # needs a gradient here, whatever its ``requires_grad``.
+            ctx = FunctionCtx()
+            ctx.needs_input_grad = (False,) * len(args)
+            return cls.forward(ctx, *args, **kwargs)
         ctx = FunctionCtx()
         # (``a.requires_grad`` for a view, whose history may need renewing first. A list
         # made into a tuple: a generator expression costs three times as much here.)
@@ -338,7 +361,6 @@ class Function:
             isinstance(a, Tensor) and (a._requires_grad or (a._base is not None and a.requires_grad))
             for a in args
         ])  # fmt: skip
-        mode = grad_mode_of_thread.mode  # this thread's grad mode (see grad_mode.py)
         grad_enabled = mode.enabled
         record = grad_enabled and True in needs_input_grad
         # Run forward with grad mode off and, while dispatch records kernel calls, with
@@ -359,6 +381,21 @@ class Function:
         if not record:
             return outputs
         node = node_class_of(cls)(cls, ctx, args)
+        if type(outputs) is Tensor:  # one output, as most ops have: the loop below, unrolled
+            out = outputs
+            for a in args:
+                if a is out:  # never rewrite an input's history: return a view
+                    out = out._view(out._shape, out._strides, out._offset)
+                    break
+            node.output_meta = [(out._shape, out.dtype, out.device)]
+            if out.dtype.is_floating_point and id(outputs) not in ctx._non_differentiable:
+                out._grad_fn, out._output_nr, out._requires_grad = node, 0, True
+            if ctx._to_save:
+                ctx._saved = [None if t is None else SavedTensor(t, is_output=t is out) for t in ctx._to_save]
+                ctx._to_save = ()
+            for listener in node_listeners:
+                listener(node)
+            return out
         is_tuple = isinstance(outputs, tuple)
         results = list(outputs) if is_tuple else [outputs]
         node.num_outputs = len(results)
