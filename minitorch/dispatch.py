@@ -412,20 +412,21 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
     return out
 
 
-# ``map`` and ``zip``, the primitives of every small op, go one step further: a *plan*,
-# remembered per layout, runs them. A plan is a function ``run(out, a[, b], out_offset,
-# a_offset[, b_offset])`` of the storages and offsets alone, made once for everything
-# else a call depends on, which is its key:
+# ``map``, ``zip`` and ``reduce``, the primitives of every small op, go one step further:
+# a *plan*, remembered per layout, runs them. A plan is a function ``run(out, a[, b],
+# out_offset, a_offset[, b_offset])`` of the storages and offsets alone, made once for
+# everything else a call depends on, which is its key:
 #
 #     (primitive, op, backend name, out's dtype, a's dtype, shape, strides of out, a[, b])
+#     ("reduce", op, backend name, out's dtype, a's dtype, a's shape, dim, strides of out, a)
 #
 # The backend name is the one active for the device now (so ``set_backend`` or ``with
 # backend(...)`` finds other plans), the dtypes and strides are read from the tensors on
 # every call, and nothing else is kept: storages and offsets come with each call, so a
 # plan never holds a tensor, and in-place writes, views of changed bases, or storage the
 # allocator hands out again cannot make one stale. A plan is a pure function of its key,
-# so all threads share them. A backend that offers runners (``map_runner``/
-# ``zip_runner``: the Numba backend) gives its own, which calls the kernel directly;
+# so all threads share them. A backend that offers runners (``map_runner``,
+# ``zip_runner``, ``reduce_runner``: the Numba backend) gives its own, which calls the kernel directly;
 # otherwise the plan calls the primitive with ``Strided`` operands, as the line above.
 # (``tests/core/test_op_plans.py`` checks both, and when a plan is used.)
 
@@ -437,13 +438,15 @@ plans_made = 0  # how many plans were made: tests see whether a call found its p
 def _new_plan(key: tuple) -> Any:
     """The plan for ``key`` (see above), made and remembered."""
     global plans_made
-    primitive, op, backend_name, out_dtype, a_dtype, shape, *all_strides = key
+    primitive, op, backend_name, out_dtype, a_dtype, shape, *layout = key
     module = load_backend(backend_name)
     runner = getattr(module, primitive + "_runner", None)
     if runner is not None and module.takes_runner(out_dtype.numpy) and module.takes_runner(a_dtype.numpy):
-        run = runner(op, shape, *all_strides)
+        run = runner(op, shape, *layout)
+    elif primitive == "reduce":  # (the layout starts with the reduced dim)
+        run = _primitive_plan(getattr(module, primitive), op, shape, tuple(layout[1:]), (layout[0],))
     else:
-        run = _primitive_plan(getattr(module, primitive), op, shape, tuple(all_strides))
+        run = _primitive_plan(getattr(module, primitive), op, shape, tuple(layout))
     if len(_plans) >= PLAN_CACHE_SIZE:
         _plans.clear()
     _plans[key] = run
@@ -451,14 +454,16 @@ def _new_plan(key: tuple) -> Any:
     return run
 
 
-def _primitive_plan(primitive: Any, op: str, shape: tuple, all_strides: tuple) -> Any:
-    """A plan that calls the backend's ``primitive(op, out, a[, b])`` with ``Strided``
-    operands of ``shape`` and ``all_strides`` (out's first)."""
+def _primitive_plan(primitive: Any, op: str, shape: tuple, all_strides: tuple, more: tuple = ()) -> Any:
+    """A plan that calls the backend's ``primitive(op, out, a[, b], *more)`` with
+    ``Strided`` operands of ``shape`` and ``all_strides`` (out's first; a reduction's
+    ``out`` has size 1 along the reduced dim, ``more``)."""
     count = len(all_strides)
+    shapes = (_reduced_shape(shape, more[0]),) + (shape,) * (count - 1) if more else (shape,) * count
 
     def run(*storages_then_offsets: Any) -> None:
         storages, offsets = storages_then_offsets[:count], storages_then_offsets[count:]
-        primitive(op, *[Strided(storages[i], shape, all_strides[i], offsets[i]) for i in range(count)])
+        primitive(op, *[Strided(storages[i], shapes[i], all_strides[i], offsets[i]) for i in range(count)], *more)
 
     return run
 
@@ -507,8 +512,19 @@ def where(out: Any, cond: Any, a: Any, b: Any) -> Any:
 def reduce(op: str, out: Any, a: Any, dim: int) -> Any:
     if recording:
         return _run_recorded("reduce", op, out, (a,), (op, out, a, dim))
-    _backend(out, (a,)).reduce(op, _strided(out), _strided(a), dim)
+    device = out.device
+    if a.device is not device:
+        _backend(out, (a,))  # (raises for two devices)
+    # A plan too, keyed by ``a``'s shape and the reduced dim (``out`` has size 1 there).
+    key = ("reduce", op, active_backends[device.type], out.dtype, a.dtype, a._shape, dim, out._strides, a._strides)
+    run = _plans.get(key) or _new_plan(key)
+    run(out._storage, a._storage, out._offset, a._offset)
     return out
+
+
+def _reduced_shape(shape: tuple, dim: int) -> tuple:
+    """``shape`` with size 1 along ``dim`` (a 0-d input's output has shape ``(1,)``)."""
+    return shape[:dim] + (1,) + shape[dim + 1 :]
 
 
 def arg_reduce(op: str, out: Any, a: Any, dim: int) -> Any:

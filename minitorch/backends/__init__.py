@@ -55,8 +55,9 @@ Functions each backend module provides::
     map_runner(op, shape, out_strides, a_strides) -> run(out, a, out_offset, a_offset)
     zip_runner(op, shape, out_strides, a_strides, b_strides)
                        -> run(out, a, b, out_offset, a_offset, b_offset)
+    reduce_runner(op, shape, dim, out_strides, a_strides) -> run(out, a, out_offset, a_offset)
     takes_runner(numpy_dtype) -> bool
-                                     optional (Numba): ``map``/``zip`` for one layout,
+                                     optional (Numba): ``map``/``zip``/``reduce`` for one layout,
                                      called with storages and offsets only, for the
                                      dtypes ``takes_runner`` accepts (dispatch keeps one
                                      per layout: its "plans")

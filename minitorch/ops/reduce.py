@@ -25,7 +25,11 @@ ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 
 def fold(op: str, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
-    """Run the ``reduce`` kernel over each of ``dims`` (no graph)."""
+    """Run the ``reduce`` kernel over each of ``dims`` (no graph). The result is always a
+    new tensor: a 0-d ``x`` (nothing to fold) is one run of one element."""
+    if not x._shape:
+        one = x._view((1,), (1,), x._offset)
+        return dispatch.reduce(op, Tensor._empty((1,), x.dtype, x.device), one, 0)._view((), (), 0)
     for d in dims:
         if x._shape[d] == 0 and op in ("max", "min"):
             raise IndexError(
@@ -40,6 +44,8 @@ def fold(op: str, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
 
 
 def _squeezed(x: Tensor, dims: tuple[int, ...]) -> tuple:
+    if len(dims) == len(x._shape):  # everything folded: one element
+        return (), (), x._offset
     keep = [d for d in range(x.ndim) if d not in dims]
     return (tuple(x._shape[d] for d in keep), tuple(x._strides[d] for d in keep), x._offset)
 

@@ -155,6 +155,36 @@ def test_the_dispatch_plans_of_the_general_path_agree_with_pytorch(dispatch_plan
         assert results[1] > results[0], name
 
 
+def close_to_torch(actual: mt.Tensor, expected: torch.Tensor) -> None:
+    """Sums: PyTorch's dtype and shape, its values up to the rounding of another order."""
+    assert str(actual.dtype) == str(expected.dtype) and tuple(actual.shape) == tuple(expected.shape)
+    tolerance = 1e-2 if actual.element_size() == 2 else 1e-5
+    np.testing.assert_allclose(actual.float().numpy(), expected.float().numpy(), rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
+def test_reductions_keep_plans_per_layout_and_dim_and_agree_with_pytorch(dtype, dispatch_plans, backend):
+    """``dispatch.reduce`` keeps a plan per (a's shape and strides, dim, out's strides):
+    a second call finds it, and every layout and dim gives PyTorch's sums and maxima (a
+    16-bit float goes through the primitive's own plan, which widens it)."""
+    rng = np.random.default_rng(9)
+    for name, (x, _) in layouts(rng, "float64").items():
+        x = (x * 4).astype(dtype)
+        a, ta = as_tensor(mt, x), as_tensor(torch, x)
+        dims = [None, *range(x.ndim), *([(0, 1)] if x.ndim == 2 else [])]
+        for dim in dims:
+            keyed = len(dispatch_plans)
+            for _ in range(2):
+                found = dispatch_plans.found
+                close_to_torch(a.sum(dim), ta.sum(dim))
+                if x.size and dim is not None and not isinstance(dim, tuple):
+                    check_like_torch(a.amax(dim), ta.amax(dim))
+            assert dispatch_plans.found > found, f"{name}, dim {dim}: the second call finds its plans"
+            assert len(dispatch_plans) >= keyed
+    assert {key[0] for key in dispatch_plans} >= {"reduce"}
+    assert {key[6] for key in dispatch_plans if key[0] == "reduce"} <= {0, 1}  # the dims
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32", "bool"])
 def test_dtypes_without_a_runner_use_the_primitive_through_their_plan(dtype):
     """16-bit floats are widened by the Numba primitives, so their plans call ``zip`` and
@@ -356,3 +386,16 @@ def test_threads_share_plans_and_keep_their_own_grad_mode():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+@pytest.mark.parametrize("reduction", ["sum", "prod", "amax", "amin", "mean"])
+def test_a_reduction_of_a_0d_tensor_is_a_new_tensor(reduction):
+    """Folding nothing still makes a new tensor, as in PyTorch: writing into the result
+    leaves the input alone (it used to return a view of it)."""
+    a, ta = mt.tensor(2.5), torch.tensor(2.5)
+    out, expected = getattr(a, reduction)(), getattr(ta, reduction)()
+    assert out.shape == expected.shape == ()
+    out.add_(1)
+    expected.add_(1)
+    assert a.item() == ta.item() == 2.5 and out.item() == expected.item()
+    assert getattr(a, reduction)(0, keepdim=True).shape == getattr(ta, reduction)(0, keepdim=True).shape

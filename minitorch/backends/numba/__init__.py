@@ -258,14 +258,28 @@ def reduce_layout(shape: tuple[int, ...], dim: int, out_strides: tuple[int, ...]
     return np.array(new_shape, dtype=np.int64), np.array(new_strides, dtype=np.int64), total, length, a_step
 
 
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def reduce_runner(op: str, shape: tuple[int, ...], dim: int, out_strides: tuple[int, ...],
+                  a_strides: tuple[int, ...]):  # fmt: skip
+    """``run(out, a, out_offset, a_offset)``: ``reduce(op)`` along ``dim`` of an ``a`` of
+    ``shape``, on storages laid out so."""
+    merged_shape, merged_strides, total, length, a_step = reduce_layout(shape, dim, out_strides, a_strides)
+    if not total:
+        return _nothing_to_run
+    kernels = _REDUCE_KERNELS[op]
+    work = total * length if total > 1 else 0  # a single output is one thread's fold
+
+    def run(out, a, out_offset: int, a_offset: int) -> None:
+        args = (out, a, merged_shape, merged_strides, out_offset, a_offset, length, a_step, total)
+        parallel_policy.run("reduce", op, work, kernels, args)
+
+    return run
+
+
 @through_float32
 def reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Fold dimension ``dim`` of ``a`` into ``out`` (size 1 there) with ``REDUCE_OPS[op]``."""
-    shape, strides, total, length, a_step = reduce_layout(a.shape, dim, out.strides, a.strides)
-    if total:
-        args = (out.storage, a.storage, shape, strides, out.offset, a.offset, length, a_step, total)
-        work = total * length if total > 1 else 0  # a single output is one thread's fold
-        parallel_policy.run("reduce", op, work, _REDUCE_KERNELS[op], args)
+    reduce_runner(op, a.shape, dim, out.strides, a.strides)(out.storage, a.storage, out.offset, a.offset)
 
 
 @through_float32
