@@ -152,6 +152,8 @@ class SavedTensor:
     reference cycle output -> node -> output) and reattached when unpacked.
     """
 
+    __slots__ = ("version", "is_output", "output_nr", "tensor")  # (one per tensor saved)
+
     def __init__(self, t: Tensor, is_output: bool) -> None:
         self.version = t._version
         self.is_output = is_output
