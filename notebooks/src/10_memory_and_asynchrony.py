@@ -123,6 +123,10 @@ print(memory.memory_summary())
 # frame at every allocation and free; afterwards drag its slider. Watch the
 # **activations**: the forward pass allocates them (each layer's output is saved for
 # backward), and the backward pass frees them one by one as it no longer needs them.
+# (Shown on its own, the viewer also redraws live while a cell runs. A block made by the
+# running cell then reads *new: named when the cell ends*: finding a new tensor's name
+# means asking Python's garbage collector, which only the notebook's own thread may do
+# safely, so the viewer names it when the cell ends.)
 
 # %%
 minitorch.manual_seed(0)
