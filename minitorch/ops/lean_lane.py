@@ -150,6 +150,13 @@ def records_nothing(t: Tensor) -> bool:
     )
 
 
+def nothing_records() -> bool:
+    """True when no op can record anything now: grad mode off (a backward formula without
+    ``create_graph``, or ``no_grad``) and no trace or capture. A backward formula may then
+    call kernels and make views at once (``Addmm``'s backward)."""
+    return not grad_mode_of_thread.mode.enabled and not dispatch.recording
+
+
 def _new_plan(key: tuple, op: str, a: Tensor, b: Tensor) -> ZipPlan | None:
     """The plan for ``key``, made and remembered; ``None`` (not remembered) when the
     shapes of ``a`` and ``b`` do not broadcast."""

@@ -29,7 +29,7 @@ from minitorch.autograd.engine import sum_to
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64, result_type
 from minitorch.ops.common import cast, require_tensor, require_tensors
-from minitorch.ops.lean_lane import records_nothing
+from minitorch.ops.lean_lane import nothing_records, records_nothing
 
 
 def sizes_from(args: tuple) -> tuple[int, ...]:
@@ -105,7 +105,18 @@ class MatrixTranspose(Permute):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dims: tuple) -> Tensor:
         ctx.inverse = (1, 0)
-        return x._view(*layout.transpose(x._shape, x._strides, x._offset, 0, 1))
+        return matrix_transpose_view(x)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        if nothing_records():  # a plain backward: the view at once
+            return matrix_transpose_view(grad), None
+        return grad.permute(ctx.inverse), None
+
+
+def matrix_transpose_view(x: Tensor) -> Tensor:
+    """A matrix's transpose as a view, made at once (no graph node: ``t()`` records one)."""
+    return x._view(*layout.transpose(x._shape, x._strides, x._offset, 0, 1))
 
 
 class Expand(Function):

@@ -410,3 +410,34 @@ def test_a_matrix_product_that_records_nothing_runs_at_once(transposed, monkeypa
     with mt.dispatch.trace() as calls:
         a @ right
     assert [c.op for c in calls] == ["Mm"]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed input", "expanded gradient"])
+def test_a_linear_layers_backward_calls_its_kernels_at_once_and_agrees_with_pytorch(layout, monkeypatch):
+    """In a plain backward nothing records, so ``AddmmBackward0`` and ``TBackward0`` call
+    the matmul and sum kernels and make their transposed views at once (no
+    ``Function.apply``); with ``create_graph`` they record, and second derivatives agree."""
+    rng = np.random.default_rng(11)
+    x_values = rng.standard_normal((5, 3)).astype(np.float32)
+    if layout == "transposed input":
+        x_values = np.ascontiguousarray(x_values.T).T
+    w_values, b_values = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    results = []
+    for lib in (mt, torch):
+        x = as_tensors(lib, [x_values])[0].requires_grad_()
+        w, b = lib.tensor(w_values, requires_grad=True), lib.tensor(b_values, requires_grad=True)
+        out = lib.nn.functional.linear(x, w, b)
+        assert type(out.grad_fn).__name__ == "AddmmBackward0"
+        loss = out.sum() if layout == "expanded gradient" else (out * out).sum()
+        if lib is mt:
+            spy = ApplySpy(monkeypatch)
+        loss.backward(retain_graph=True)
+        if lib is mt:
+            assert not {"Sum", "SumOverDims", "Permute", "Transpose", "Mm"} & set(spy.calls), spy.calls
+            monkeypatch.undo()
+        grads = [x.grad.clone(), w.grad.clone(), b.grad.clone()]
+        (gx,) = lib.autograd.grad((out.tanh() ** 2).sum(), x, create_graph=True)  # recorded
+        (second,) = lib.autograd.grad(gx.sum(), w)
+        results.append([*grads, gx, second])
+    for actual, expected in zip(*results):
+        np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6)
