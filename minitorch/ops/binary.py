@@ -203,7 +203,9 @@ class Pow(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, a: Any, b: Any) -> Tensor:
         y = apply_zip("pow", a, b)
-        save_operands(ctx, a, b, y)
+        # ``y`` itself is needed only by dy/db = a^b ln a: saved only then, so that
+        # ``y = x ** 2`` may be changed in place afterwards, as in PyTorch.
+        save_operands(ctx, a, b, y if ctx.needs_input_grad[1] else None)
         return y
 
     @staticmethod

@@ -150,6 +150,26 @@ def test_saved_tensor_changed_in_place_is_detected():
             y.sum().backward()
 
 
+@pytest.mark.parametrize("exponent", [2, 3.0, "tensor"])
+def test_a_power_saves_its_result_only_when_the_exponent_needs_a_gradient(exponent):
+    """``x ** 2`` needs ``x`` for its gradient, not ``x ** 2``: PyTorch saves only ``x``,
+    so the result may be changed in place afterwards. A tensor exponent that requires
+    grad needs the result (``d(a^b)/db = a^b ln a``), and then the change is detected."""
+    for lib in (mt, torch):
+        leaf = lib.tensor([0.5, 1.5, 2.0], requires_grad=True)
+        if exponent == "tensor":
+            power = lib.tensor([2.0, 1.0, 3.0], requires_grad=True)
+            y = leaf**power
+            y.add_(1)
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                y.sum().backward()
+            continue
+        y = leaf**exponent
+        y.add_(1)
+        y.sum().backward()
+        assert leaf.grad.tolist() == pytest.approx([exponent * v ** (exponent - 1) for v in (0.5, 1.5, 2.0)])
+
+
 VIEW_VARIANTS = {
     "t_": ((), (2, 3)),
     "transpose_": ((0, 2), (4, 3, 2)),
