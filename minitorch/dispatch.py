@@ -463,7 +463,8 @@ def _primitive_plan(primitive: Any, op: str, shape: tuple, all_strides: tuple, m
 
     def run(*storages_then_offsets: Any) -> None:
         storages, offsets = storages_then_offsets[:count], storages_then_offsets[count:]
-        primitive(op, *[Strided(storages[i], shapes[i], all_strides[i], offsets[i]) for i in range(count)], *more)
+        operands = [Strided(storages[i], shapes[i], all_strides[i], offsets[i]) for i in range(count)]
+        primitive(op, *operands, *more)
 
     return run
 
@@ -516,7 +517,8 @@ def reduce(op: str, out: Any, a: Any, dim: int) -> Any:
     if a.device is not device:
         _backend(out, (a,))  # (raises for two devices)
     # A plan too, keyed by ``a``'s shape and the reduced dim (``out`` has size 1 there).
-    key = ("reduce", op, active_backends[device.type], out.dtype, a.dtype, a._shape, dim, out._strides, a._strides)
+    key = ("reduce", op, active_backends[device.type], out.dtype, a.dtype, a._shape, dim, out._strides,
+           a._strides)  # fmt: skip
     run = _plans.get(key) or _new_plan(key)
     run(out._storage, a._storage, out._offset, a._offset)
     return out

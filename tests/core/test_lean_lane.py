@@ -421,7 +421,8 @@ def test_a_linear_layers_backward_calls_its_kernels_at_once_and_agrees_with_pyto
     x_values = rng.standard_normal((5, 3)).astype(np.float32)
     if layout == "transposed input":
         x_values = np.ascontiguousarray(x_values.T).T
-    w_values, b_values = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    w_values = rng.standard_normal((4, 3)).astype(np.float32)
+    b_values = rng.standard_normal(4).astype(np.float32)
     results = []
     for lib in (mt, torch):
         x = as_tensors(lib, [x_values])[0].requires_grad_()

@@ -159,7 +159,8 @@ def close_to_torch(actual: mt.Tensor, expected: torch.Tensor) -> None:
     """Sums: PyTorch's dtype and shape, its values up to the rounding of another order."""
     assert str(actual.dtype) == str(expected.dtype) and tuple(actual.shape) == tuple(expected.shape)
     tolerance = 1e-2 if actual.element_size() == 2 else 1e-5
-    np.testing.assert_allclose(actual.float().numpy(), expected.float().numpy(), rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(actual.float().numpy(), expected.float().numpy(),
+                               rtol=tolerance, atol=tolerance)  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
