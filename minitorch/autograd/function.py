@@ -229,7 +229,9 @@ class BackwardNode(Node):
     """The node a ``Function.apply`` leaves behind: calls ``Function.backward``."""
 
     def __init__(self, function: type[Function], ctx: FunctionCtx, args: tuple) -> None:
-        super().__init__()
+        # (``Node.__init__``, written out: one node is made for every recorded op)
+        self.sequence_nr = next(_sequence)
+        self.tensor_hooks, self.retained = {}, {}
         self.function = function
         self.ctx = ctx
         # Which arguments are graph inputs: every tensor, and for ops like ``x + 1`` the

@@ -139,16 +139,16 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     require_tensor("linear", x)
     require_tensor("linear", weight, "weight", 2)
-    if x.ndim == 0 or weight.ndim != 2 or x._shape[-1] != weight._shape[1]:
+    if not x._shape or len(weight._shape) != 2 or x._shape[-1] != weight._shape[1]:
         _check(x, weight.mT if weight.ndim == 2 else weight)
         raise RuntimeError(f"linear(): weight must be 2-D, got shape {list(weight.shape)}")
     if x.dtype is not weight.dtype or (bias is not None and bias.dtype is not x.dtype):
         _check(x, weight.mT)  # raises the dtype error
     w_t = weight.t()
-    if bias is None or tuple(bias.shape) != (weight._shape[0],):
+    if bias is None or bias._shape != (weight._shape[0],):
         out = matmul(x, w_t)
         return out if bias is None else out + bias
-    if x.ndim == 2:
+    if len(x._shape) == 2:
         return Addmm.apply(bias, x, w_t)
     out = Addmm.apply(bias, x.reshape(numel(x._shape[:-1]), x._shape[-1]), w_t)
     return out.view(x._shape[:-1] + (weight._shape[0],))
