@@ -113,7 +113,8 @@ class Gather(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         (index,) = ctx.saved_tensors
-        return grad.new_zeros(ctx.shape).scatter_add(ctx.dim, index, grad), None, None
+        zeros = Tensor._full(ctx.shape, 0, grad.dtype, grad.device)
+        return zeros.scatter_add(ctx.dim, index, grad), None, None
 
 
 class ScatterAdd(Function):

@@ -326,29 +326,34 @@ def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
     row or a column of out at a time, no set-up) or ``"tiled"`` (``matmul_kernel.py``:
     packed 4x4 tiles, cache blocks, threads). The small kernels run on one thread, so
     only below the parallel threshold. The rows kernel needs contiguous output rows, and
-    wins while the rows are long and the sums short: ``cols >= 8`` and ``depth <= cols``.
-    The columns kernel wins where there are few columns *and* short sums, ``cols * depth
-    <= 8`` (a matrix times a vector of 3, or 2 columns of 4-term sums).
+    wins while the rows are long enough to vectorize and the sums short: ``cols >= 8``
+    and ``depth <= 2 * cols``. The columns kernel wins where there are few columns *and*
+    short sums, ``cols * depth <= 8``.
 
     Measured (one thread, float32), the rows kernel's time over the tiled kernel's, for
     ``n`` rows; the rule picks the entries marked *::
 
         n    k |  m = 1     2     4     8    16    32    64
-        8    2 |   0.93  0.90  0.90  0.79* 0.76* 0.53* 0.39*
-        8    8 |   0.91  0.80  0.95  0.63* 0.66* 0.42* 0.37*
-        8   32 |   1.07  1.09  1.14  0.97  0.78  0.58* 0.44*
-        8  128 |   1.56  1.61  1.61  1.50  0.66  0.68  0.63
-        64   2 |   0.99  1.01  0.88  0.69* 0.49* 0.29* 0.17*
-        64   8 |   1.08  1.14  1.15  0.81* 0.61* 0.37* 0.24*
-        64  32 |   1.64  1.69  1.88  1.44  1.00  0.73* 0.59*
-        64 128 |   2.36  2.41  3.24  2.26  1.67  1.13  0.88
-        500  2 |   1.78  1.37  0.90  0.58* 0.37* 0.21* 0.12*
-        500  8 |   1.22  1.24  1.29  0.84* 0.55* 0.31* 0.20*
-        500 32 |   2.80  2.31  2.26  1.88  1.24  0.86* 0.58*
-        500 128|   4.89  3.26  3.47  3.01  2.19  1.62  1.14
+        8    2 |   0.93  0.98  0.93  0.86* 0.73* 0.56* 0.39*
+        8    8 |   0.92  0.95  0.92  0.83* 0.69* 0.48* 0.33*
+        8   16 |   0.89  0.94  0.95  0.82* 0.65* 0.49* 0.33*
+        8   32 |   0.86  0.93  1.00  0.86  0.66* 0.51* 0.33*
+        8  128 |   0.95  1.10  1.33  1.06  0.82  0.56  0.44*
+        64   2 |   1.01  1.00  0.94  0.67* 0.45* 0.27* 0.19*
+        64   8 |   0.86  1.59  1.00  0.74* 0.52* 0.33* 0.23*
+        64  16 |   0.86  0.77  1.13  0.85* 0.57* 0.38* 0.28*
+        64  32 |   0.95  1.05  1.38  1.06  0.95* 0.54* 0.43*
+        64  64 |   1.05  1.25  1.72  1.39  1.07  0.80* 0.59*
+        64 128 |   1.12  1.43  1.97  1.69  1.31  0.99  0.76*
+        500  2 |   0.99  0.94  0.88  0.55* 0.27* 0.18* 0.12*
+        500  8 |   0.83  0.91  1.02  0.73* 0.43* 0.27* 0.17*
+        500 16 |   0.84  0.97  1.23  0.87* 0.58* 0.35* 0.26*
+        500 32 |   0.96  1.14  1.55  1.19  0.82* 0.53* 0.41*
+        500 128|   1.19  1.54  2.18  1.89  1.48  1.13  0.76*
 
-    (A few cells off the rule win too, e.g. ``n = 8, k = 128, m = 16``; the rule keeps to
-    the region where the rows kernel wins everywhere. ``m = 1``, a matrix times a vector,
+    (A few cells off the rule win too, e.g. ``n = 8, k = 128, m = 32``; the rule keeps to
+    the region where the rows kernel wins everywhere. Cells near its edge are within a
+    few percent of 1 and move by that much from run to run. ``m = 1``, a matrix times a vector,
     leaves its inner loop nothing to vectorize.) The columns kernel's time over the tiled
     kernel's (the rule picks ``m * k <= 8``, marked *; the longer sums lose)::
 
@@ -366,7 +371,7 @@ def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
     """
     if work >= parallel_policy.THRESHOLDS["matmul"]:
         return "tiled"
-    if out_col_stride == 1 and 8 <= cols and depth <= cols:
+    if out_col_stride == 1 and 8 <= cols and depth <= 2 * cols:
         return "rows"
     return "columns" if cols * depth <= 8 else "tiled"
 
@@ -384,13 +389,19 @@ def matmul_layout(out_shape: tuple, depth: int, out_strides: tuple, a_strides: t
 
 
 def _indexing_layout(shape, *operands: Strided):
-    return (
-        np.array(shape, dtype=np.int64),
-        np.array([operand.strides for operand in operands], dtype=np.int64).reshape(
-            len(operands), len(shape)
-        ),
-        np.array([operand.offset for operand in operands], dtype=np.int64),
-    )
+    """The int64 arrays gather and scatter_add read their layout from: the shape, each
+    operand's strides (one row each) and their offsets."""
+    return indexing_layout(tuple(shape), tuple(tuple(o.strides) for o in operands),
+                           tuple(o.offset for o in operands))  # fmt: skip
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def indexing_layout(shape: tuple, all_strides: tuple, offsets: tuple):
+    """``_indexing_layout``, made once per layout (as ``matmul_layout``; the kernels only
+    read them): a loss gathers and scatters the same shapes on every step."""
+    return (np.array(shape, dtype=np.int64),
+            np.array(all_strides, dtype=np.int64).reshape(len(all_strides), len(shape)),
+            np.array(offsets, dtype=np.int64))  # fmt: skip
 
 
 @through_float32

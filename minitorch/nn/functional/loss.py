@@ -23,6 +23,7 @@ from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
 from minitorch.ops.gather import Gather, ScatterAdd
+from minitorch.ops.lean_lane import nothing_records
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -161,12 +162,13 @@ class NllLoss(Function):
         picked = Gather.apply(logp, 1, ctx.index)  # [N, 1]: logp[i, t_i]
         if ctx.weights is not None:
             picked = picked * ctx.weights
-        # The minus sign goes where it costs least: on the one number of a sum or mean.
         if reduction == "none":
             return (-picked).reshape(target_shape)
-        if reduction == "sum":
-            return -picked.sum()
-        return picked.sum() / -ctx.total
+        # The column's sum: one run of the reduce kernel (a forward records no graph). The
+        # minus sign goes where it costs least: on the one number of a sum or mean.
+        column = picked._view((ctx.rows,), picked._strides[:1], picked._offset)
+        total = reduce.fold("sum", column, (0,), False)
+        return -total if reduction == "sum" else total / -ctx.total
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
@@ -179,8 +181,11 @@ class NllLoss(Function):
             per_sample = scale.expand(ctx.rows, 1)
         if ctx.weights is not None:
             per_sample = per_sample * ctx.weights
-        zeros = grad.new_zeros((ctx.rows, ctx.classes))
-        grad_logp = ScatterAdd.apply(zeros, 1, ctx.index, per_sample)
+        grad_logp = Tensor._full((ctx.rows, ctx.classes), 0, grad.dtype, grad.device)
+        if nothing_records():  # a plain backward: the scatter-add kernel, into the new zeros
+            dispatch.scatter_add(grad_logp, 1, ctx.index, per_sample)
+        else:  # (with create_graph, or in a trace: recorded as an op)
+            grad_logp = ScatterAdd.apply(grad_logp, 1, ctx.index, per_sample)
         return _classes_first(grad_logp, ctx.input_shape)
 
 
@@ -203,6 +208,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
         """Refuse a class index out of range (it must never reach the gather kernel,
         which does no bounds checks); answer whether every target counts (none is
         ``ignore_index``). On the host: a few integers, cheaper than kernels."""
+        if values.size == 0 or (values.min() >= 0 and values.max() < classes
+                                and not 0 <= ignore_index < classes):  # fmt: skip
+            return True  # the usual case: every target is a class, none can be ignore_index
         valid = values != ignore_index
         bad = valid & ((values < 0) | (values >= classes))
         if bad.any():
