@@ -451,6 +451,8 @@ def _new_plan(key: tuple) -> Any:
         run = runner(op, shape, *layout)
     elif primitive == "reduce":  # (the layout starts with the reduced dim)
         run = _primitive_plan(getattr(module, primitive), op, shape, tuple(layout[1:]), (layout[0],))
+    elif primitive == "matmul":  # (the layout starts with the length of the sums)
+        run = _matmul_plan(module.matmul, shape, layout[0], tuple(layout[1:]))
     else:
         run = _primitive_plan(getattr(module, primitive), op, shape, tuple(layout))
     if len(_plans) >= PLAN_CACHE_SIZE:
@@ -471,6 +473,20 @@ def _primitive_plan(primitive: Any, op: str, shape: tuple, all_strides: tuple, m
         storages, offsets = storages_then_offsets[:count], storages_then_offsets[count:]
         operands = [Strided(storages[i], shapes[i], all_strides[i], offsets[i]) for i in range(count)]
         primitive(op, *operands, *more)
+
+    return run
+
+
+def _matmul_plan(matmul: Any, shape: tuple, depth: int, all_strides: tuple) -> Any:
+    """A plan that calls the backend's ``matmul(out, a, b)`` with ``Strided`` operands: out
+    of ``shape`` ``(B, n, m)``, ``a`` ``(B, n, depth)``, ``b`` ``(B, depth, m)``."""
+    batch, rows, cols = shape
+    shapes = (shape, (batch, rows, depth), (batch, depth, cols))
+
+    def run(out: Any, a: Any, b: Any, out_offset: int, a_offset: int, b_offset: int) -> None:
+        matmul(Strided(out, shapes[0], all_strides[0], out_offset),
+               Strided(a, shapes[1], all_strides[1], a_offset),
+               Strided(b, shapes[2], all_strides[2], b_offset))  # fmt: skip
 
     return run
 
@@ -545,7 +561,14 @@ def arg_reduce(op: str, out: Any, a: Any, dim: int) -> Any:
 def matmul(out: Any, a: Any, b: Any) -> Any:
     if recording:
         return _run_recorded("matmul", "matmul", out, (a, b), (out, a, b))
-    _backend(out, (a, b)).matmul(_strided(out), _strided(a), _strided(b))
+    device = out.device
+    if a.device is not device or b.device is not device:
+        _backend(out, (a, b))  # (raises for two devices)
+    # A plan too, keyed by out's shape ``(B, n, m)`` and the length of the sums (``k``).
+    key = ("matmul", "matmul", active_backends[device.type], out.dtype, a.dtype, out._shape, a._shape[2],
+           out._strides, a._strides, b._strides)  # fmt: skip
+    run = _plans.get(key) or _new_plan(key)
+    run(out._storage, a._storage, b._storage, out._offset, a._offset, b._offset)
     return out
 
 

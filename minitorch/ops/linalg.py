@@ -47,11 +47,22 @@ class Matmul(Function):
 def product(a: Tensor, b: Tensor) -> Tensor:
     """``a @ b`` for operands of at least 2 dimensions, without a graph: the kernel call
     of ``Matmul.forward``, and all of ``grad @ w`` in a backward formula (``matmul``)."""
+    if len(a._shape) == 2 and len(b._shape) == 2:  # two matrices (the usual case): a batch of one
+        out = Tensor._empty((a._shape[0], b._shape[1]), a.dtype, a.device)
+        dispatch.matmul(one_batch(out), one_batch(a), one_batch(b))
+        return out
     batch = batch_shape(a._shape, b._shape)
     n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
     out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
     dispatch.matmul(out, as_batch(a, batch, n, k), as_batch(b, batch, k, m))
     return out._view(batch + (n, m), layout.contiguous_strides(batch + (n, m)), 0)
+
+
+def one_batch(t: Tensor) -> Tensor:
+    """The matrix ``t`` as the batch of one ``[1, rows, cols]`` the kernel takes (the same
+    storage and layout: the batch stride is never stepped along)."""
+    rows, cols = t._shape
+    return Tensor._make(t._storage, (1, rows, cols), (rows * cols, *t._strides), t._offset, t.dtype, t.device)
 
 
 @functools.lru_cache(maxsize=1024)

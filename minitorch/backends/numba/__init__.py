@@ -296,28 +296,58 @@ def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 # Matmul, gather, scatter_add
 # --------------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def matmul_runner(op: str, shape: tuple[int, ...], depth: int, out_strides: tuple[int, ...],
+                  a_strides: tuple[int, ...], b_strides: tuple[int, ...]):  # fmt: skip
+    """``run(out, a, b, out_offset, a_offset, b_offset)``: ``out[z] = a[z] @ b[z]`` for
+    an ``out`` of ``shape`` ``(B, n, m)`` and sums ``depth`` (k) long, on storages laid
+    out so. Which kernel (``matmul_path``) and the layout arrays it reads are decided here,
+    once per layout; ``op`` is always ``"matmul"``."""
+    batch, rows, cols = shape
+    if batch * rows * cols == 0:
+        return _nothing_to_run
+    if depth == 0:  # an empty sum is 0
+
+        def fill_with_zeros(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
+            zero = Strided(np.zeros(1, out.dtype), shape, (0, 0, 0), 0)
+            map("copy", Strided(out, shape, out_strides, out_offset), zero)
+
+        return fill_with_zeros
+    layout_arrays = matmul_layout(shape, depth, out_strides, a_strides, b_strides, (0, 0, 0))[:2]
+    offset_arrays: dict[tuple, np.ndarray] = {}  # (out, a, b) offsets -> the array the kernel reads
+
+    def offsets_of(*offsets: int) -> np.ndarray:
+        array = offset_arrays.get(offsets)
+        if array is None:
+            if len(offset_arrays) >= 64:  # (a program slicing ever new offsets)
+                offset_arrays.clear()
+            array = offset_arrays[offsets] = np.array(offsets, dtype=np.int64)
+        return array
+
+    work = batch * rows * cols * depth
+    path = matmul_path(work, depth, cols, out_strides[2])
+    if path == "tiled":
+        announce_if_compiling(MATMUL_KERNELS[0], "matmul")
+
+        def run(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
+            args = (out, a, b, *layout_arrays, offsets_of(out_offset, a_offset, b_offset))
+            parallel_policy.run("matmul", "matmul", work, MATMUL_KERNELS, args)
+
+        return run
+    kernel = SMALL_MATMUL_KERNEL if path == "rows" else COLUMNS_MATMUL_KERNEL
+    announce_if_compiling(kernel, "matmul")
+
+    def run_small(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
+        kernel(out, a, b, *layout_arrays, offsets_of(out_offset, a_offset, b_offset), 1)
+
+    return run_small
+
+
 @through_float32
 def matmul(out: Strided, a: Strided, b: Strided) -> None:
     """``out[z] = a[z] @ b[z]`` for ``a`` ``[B, n, k]``, ``b`` ``[B, k, m]``."""
-    batch, rows, cols = out.shape
-    depth = a.shape[2]
-    if batch * rows * cols == 0:
-        return
-    if depth == 0:  # an empty sum is 0
-        map("copy", out, Strided(np.zeros(1, out.storage.dtype), out.shape, (0, 0, 0), 0))
-        return
-    shape, strides, offsets = matmul_layout(out.shape, depth, out.strides, a.strides, b.strides,
-                                            (out.offset, a.offset, b.offset))  # fmt: skip
-    args = (out.storage, a.storage, b.storage, shape, strides, offsets)
-    work = batch * rows * cols * depth
-    path = matmul_path(work, depth, cols, out.strides[2])
-    if path != "tiled":
-        kernel = SMALL_MATMUL_KERNEL if path == "rows" else COLUMNS_MATMUL_KERNEL
-        announce_if_compiling(kernel, "matmul")
-        kernel(*args, 1)
-    else:
-        announce_if_compiling(MATMUL_KERNELS[0], "matmul")
-        parallel_policy.run("matmul", "matmul", work, MATMUL_KERNELS, args)
+    run = matmul_runner("matmul", out.shape, a.shape[2], out.strides, a.strides, b.strides)
+    run(out.storage, a.storage, b.storage, out.offset, a.offset, b.offset)
 
 
 def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
