@@ -22,7 +22,7 @@ from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
-from minitorch.ops.gather import Gather, ScatterAdd
+from minitorch.ops.gather import ScatterAdd
 from minitorch.ops.lean_lane import nothing_records
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -111,16 +111,16 @@ def _classes_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple]
         return input.unsqueeze(0), target.reshape(1), ()
     if input.ndim == 0:
         raise ValueError("Expected input of shape [N, C] (or [C], or [N, C, d1, ...]), got a 0D tensor")
-    expected = (input.shape[0],) + tuple(input.shape[2:])
-    if tuple(target.shape) != expected:
+    expected = input._shape[:1] + input._shape[2:]
+    if target._shape != expected:
         raise ValueError(
             f"Expected target of shape {list(expected)} (one class index per sample) for input "
             f"of shape {list(input.shape)}, got {list(target.shape)}"
         )
     if input.ndim == 2:  # the usual [N, C]: already in shape
-        return input, target, tuple(target.shape)
+        return input, target, target._shape
     order = (0,) + tuple(range(2, input.ndim)) + (1,)
-    return input.permute(order).reshape(-1, input.shape[1]), target.reshape(-1), tuple(target.shape)
+    return input.permute(order).reshape(-1, input._shape[1]), target.reshape(-1), target._shape
 
 
 def _classes_first(grad: Tensor, input_shape: tuple) -> Tensor:
@@ -132,6 +132,11 @@ def _classes_first(grad: Tensor, input_shape: tuple) -> Tensor:
     batch_first = (input_shape[0],) + tuple(input_shape[2:]) + (input_shape[1],)
     ndim = len(input_shape)
     return grad.reshape(batch_first).permute((0, ndim - 1) + tuple(range(1, ndim - 1)))
+
+
+def _column(t: Tensor) -> Tensor:
+    """``t.unsqueeze(1)`` for a vector, as a view made at once (a forward records no graph)."""
+    return t._view(t._shape + (1,), t._strides + (1,), t._offset)
 
 
 class NllLoss(Function):
@@ -146,20 +151,22 @@ class NllLoss(Function):
     def forward(ctx: FunctionCtx, input: Tensor, *, target: Tensor, weight: Tensor | None,  # noqa: A002
                 ignore_index: int, all_valid: bool, reduction: str) -> Tensor:  # fmt: skip
         logp, target, target_shape = _classes_last(input, target)
-        ctx.input_shape, ctx.reduction, ctx.rows = tuple(input.shape), reduction, logp.shape[0]
+        ctx.input_shape, ctx.reduction, ctx.rows = input._shape, reduction, logp._shape[0]
         if all_valid and weight is None:  # the common case: plain -logp[i, target[i]]
-            ctx.index, ctx.weights = target.unsqueeze(1), None
-            ctx.total = logp.shape[0]
+            ctx.index, ctx.weights = _column(target), None
+            ctx.total = logp._shape[0]
         else:
             valid = target != ignore_index
             safe = target.where(valid, 0)
-            ctx.index = safe.unsqueeze(1)
+            ctx.index = _column(safe)
             weights = valid.to(logp.dtype)
             if weight is not None:
                 weights = weights * weight.index_select(0, safe)
-            ctx.weights, ctx.total = weights.unsqueeze(1), weights.sum()
-        ctx.classes = logp.shape[1]
-        picked = Gather.apply(logp, 1, ctx.index)  # [N, 1]: logp[i, t_i]
+            ctx.weights, ctx.total = _column(weights), weights.sum()
+        ctx.classes = logp._shape[1]
+        # [N, 1]: logp[i, t_i] (the gather kernel at once: a forward records no graph)
+        picked = Tensor._empty(ctx.index._shape, logp.dtype, logp.device)
+        dispatch.gather(picked, logp, 1, ctx.index)
         if ctx.weights is not None:
             picked = picked * ctx.weights
         if reduction == "none":
@@ -202,7 +209,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
             "indices must be an integer tensor (for class probabilities use cross_entropy)"
         )
     logp, flat_target, _ = _classes_last(input, target)  # (raises for a wrong shape)
-    classes = logp.shape[1]
+    classes = logp._shape[1]
 
     def check(values: np.ndarray) -> bool:
         """Refuse a class index out of range (it must never reach the gather kernel,
@@ -239,7 +246,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 1 if input.ndim > 1 else 0
     logp = reduce.log_softmax(input, class_dim)
-    classes = input.shape[class_dim]
+    classes = input._shape[class_dim]
     if target.dtype.is_floating_point:
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
     loss = nll_loss(logp, target, weight, ignore_index, reduction)
