@@ -186,6 +186,45 @@ def test_reductions_keep_plans_per_layout_and_dim_and_agree_with_pytorch(dtype, 
     assert {key[6] for key in dispatch_plans if key[0] == "reduce"} <= {0, 1}  # the dims
 
 
+def matmul_operands(rng: np.random.Generator, dtype: str) -> dict[str, tuple]:
+    """``(a, b)`` NumPy pairs that multiply, in different layouts and sizes: each of the
+    three kernels (rows, columns, tiled), transposed and sliced operands, batches, a
+    broadcast batch and empty sums."""
+
+    def normal(*shape):
+        return (rng.standard_normal(shape) * 2).astype(dtype)
+
+    return {
+        "rows": (normal(9, 6), normal(6, 10)),
+        "rows, b transposed": (normal(13, 7), normal(12, 7).T),
+        "columns": (normal(50, 3), normal(3, 1)),
+        "tiled": (normal(8, 40), normal(40, 5)),
+        "a transposed, sliced": (normal(12, 9)[::2, 1:].T, normal(6, 11)[:, 2:]),
+        "batched": (normal(3, 5, 4), normal(3, 4, 9)),
+        "broadcast batch": (normal(2, 1, 5, 4), normal(3, 4, 8)),
+        "empty sums": (normal(4, 0), normal(0, 8)),
+        "empty rows": (normal(0, 3), normal(3, 8)),
+    }
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64"])
+def test_matmul_keeps_plans_per_layout_and_agrees_with_pytorch(dtype, dispatch_plans, backend):
+    """``dispatch.matmul`` keeps a plan per (out's shape, the length of the sums, the
+    strides): a second product of the same layouts finds it, and every layout gives
+    PyTorch's product (a 16-bit float through the primitive's own plan, which widens it)."""
+    rng = np.random.default_rng(10)
+    for name, (x, y) in matmul_operands(rng, "float64").items():
+        x, y = x.astype(dtype), y.astype(dtype)
+        a, b, ta, tb = as_tensor(mt, x), as_tensor(mt, y), as_tensor(torch, x), as_tensor(torch, y)
+        for _ in range(2):
+            found = dispatch_plans.found
+            close_to_torch(a @ b, ta @ tb)
+        if x.size and y.size:
+            assert dispatch_plans.found > found, f"{name}: the second product finds its plan"
+    assert {key[0] for key in dispatch_plans} >= {"matmul"}
+    assert {key[6] for key in dispatch_plans if key[0] == "matmul"} == {0, 3, 4, 6, 7, 40}  # sums
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32", "bool"])
 def test_dtypes_without_a_runner_use_the_primitive_through_their_plan(dtype):
     """16-bit floats are widened by the Numba primitives, so their plans call ``zip`` and

@@ -9,7 +9,9 @@ Every test runs on both CPU backends (``tests/core/conftest.py``).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import math
 
 import pytest
 import torch
@@ -17,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import minitorch as mt
-from minitorch import layout
+from minitorch import dispatch, layout
 from minitorch._tensor import Tensor
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -143,3 +145,31 @@ def test_fresh_tensors_check_their_element_count_and_bytes():
         Tensor._empty((2**62, 4), mt.float32, mt.device("cpu"))
     with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
         Tensor._full((2**61,), 0, mt.float64, mt.device("cpu"))
+
+
+FILL_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int8", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("dtype", FILL_DTYPES)
+def test_a_filled_tensor_holds_what_pytorch_fills_in_every_dtype(dtype):
+    """``_full`` fills CPU float32/float64 storage in place and makes everything else
+    through a host array: both give PyTorch's ``full`` for every value it takes, and so
+    does a fill inside a trace (which keeps it as a constant)."""
+    values = [0, 1, -1, 2.5, -3.7, True, float("inf"), float("-inf"), float("nan"), 1e30, 2**40]
+    mt_dtype, torch_dtype = getattr(mt, dtype), getattr(torch, dtype)
+    for value in values:
+        try:
+            expected = torch.full((2, 3), value, dtype=torch_dtype)
+        except RuntimeError:  # (a value PyTorch refuses for this dtype)
+            continue
+        if not mt_dtype.is_floating_point and (isinstance(value, float) and not math.isfinite(value)
+                                               or dtype == "uint8" and value < 0):  # fmt: skip
+            continue  # (PyTorch's cast of inf or NaN to an integer is undefined; -1 wraps)
+        for traced in (False, True):
+            with dispatch.trace() if traced else contextlib.nullcontext():
+                t = Tensor._full((2, 3), value, mt_dtype, mt.device("cpu"))
+            values_as_float = t.float().tolist() if dtype == "bfloat16" else t.tolist()
+            got = torch.tensor(values_as_float, dtype=torch.float32 if dtype == "bfloat16" else torch_dtype)
+            got = got.to(torch_dtype)
+            same = torch.equal(got, expected) or (got.isnan().all() and expected.isnan().all())
+            assert same, (value, traced, got, expected)
