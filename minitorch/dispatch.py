@@ -418,13 +418,16 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
     return out
 
 
-# ``map``, ``zip`` and ``reduce``, the primitives of every small op, go one step further:
+# ``map``, ``zip``, ``reduce`` and ``matmul``, the primitives of every small op and layer,
+# go one step further:
 # a *plan*, remembered per layout, runs them. A plan is a function ``run(out, a[, b],
 # out_offset, a_offset[, b_offset])`` of the storages and offsets alone, made once for
 # everything else a call depends on, which is its key:
 #
 #     (primitive, op, backend name, out's dtype, a's dtype, shape, strides of out, a[, b])
 #     ("reduce", op, backend name, out's dtype, a's dtype, a's shape, dim, strides of out, a)
+#     ("matmul", "matmul", backend name, out's dtype, a's dtype, out's shape (B, n, m), k,
+#      strides of out, a, b)
 #
 # The backend name is the one active for the device now (so ``set_backend`` or ``with
 # backend(...)`` finds other plans), the dtypes and strides are read from the tensors on
@@ -432,7 +435,8 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
 # plan never holds a tensor, and in-place writes, views of changed bases, or storage the
 # allocator hands out again cannot make one stale. A plan is a pure function of its key,
 # so all threads share them. A backend that offers runners (``map_runner``,
-# ``zip_runner``, ``reduce_runner``: the Numba backend) gives its own, which calls the kernel directly;
+# ``zip_runner``, ``reduce_runner``, ``matmul_runner``: the Numba backend) gives its own,
+# which calls the kernel directly;
 # otherwise the plan calls the primitive with ``Strided`` operands, as the line above.
 # (``tests/core/test_op_plans.py`` checks both, and when a plan is used.)
 

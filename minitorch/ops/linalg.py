@@ -117,14 +117,11 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, bias: Tensor, x: Tensor, w_t: Tensor) -> Tensor:
         ctx.save_for_backward(x, w_t)
-        rows, features_in, features_out = x._shape[0], x._shape[1], w_t._shape[1]
-        out = Tensor._empty((1, rows, features_out), x.dtype, x.device)
-        dispatch.matmul(out, as_batch(x, (), rows, features_in),
-                        as_batch(w_t, (), features_in, features_out))  # fmt: skip
-        bias_view = Tensor._make(bias._storage, out._shape, (0, 0, bias._strides[0]), bias._offset,
-                           bias.dtype, bias.device)  # fmt: skip
-        dispatch.zip("add", out, out, bias_view)
-        return out._view((rows, features_out), (features_out, 1), 0)
+        out = Tensor._empty((x._shape[0], w_t._shape[1]), x.dtype, x.device)
+        dispatch.matmul(one_batch(out), one_batch(x), one_batch(w_t))
+        bias_rows = Tensor._make(bias._storage, out._shape, (0, bias._strides[0]), bias._offset,
+                                 bias.dtype, bias.device)  # (the bias read for every row: stride 0)
+        return dispatch.zip("add", out, out, bias_rows)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:

@@ -1,7 +1,7 @@
 """Numba kernels for small ``matmul``: no packing, no tiles. Two shapes of small:
 
 * **rows** (``small_matmul_kernel``): four rows of ``out`` at a time, for products with
-  rows of at least 4 columns and sums at most twice that long (``x @ w`` of a hidden
+  rows of at least 8 columns and sums at most twice that long (``x @ w`` of a hidden
   layer, a weight's gradient ``grad.T @ x``);
 * **columns** (``columns_matmul_kernel``): one column of ``out`` at a time, for products
   with very few columns and short sums (``(2000, 3) @ (3, 1)``, the polynomial fit).
