@@ -24,6 +24,7 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, check_scalar_fits, from_numpy_dtype, int32, int64
 from minitorch.layout import contiguous_strides, normalize_dim
 from minitorch.ops.common import broadcast_view, cast, require_tensor
+from minitorch.ops.lean_lane import nothing_records
 
 INDEX_DTYPES = (int64, int32, bool_)
 
@@ -145,6 +146,17 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
         return gather(x.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
     _check_index("gather", x, d, index, None)
     return Gather.apply(x, d, index)
+
+
+def scatter_into_zeros(shape: tuple[int, ...], dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A new tensor of ``shape`` that is zero except ``out[i][index[i][j]] += src[i][j]``
+    (dim 1), for an ``index`` already checked and a ``src`` of its shape: the gradient of
+    picking entries (``nll_loss``). In a plain backward (nothing records) the scatter-add
+    kernel writes into the new zeros at once; otherwise it is recorded as an op."""
+    zeros = Tensor._full(shape, 0, src.dtype, src.device)
+    if nothing_records():
+        return dispatch.scatter_add(zeros, dim, index, src)
+    return ScatterAdd.apply(zeros, dim, index, src)
 
 
 def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -22,8 +22,7 @@ from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
-from minitorch.ops.gather import ScatterAdd
-from minitorch.ops.lean_lane import nothing_records
+from minitorch.ops.gather import Gather, scatter_into_zeros
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -134,11 +133,6 @@ def _classes_first(grad: Tensor, input_shape: tuple) -> Tensor:
     return grad.reshape(batch_first).permute((0, ndim - 1) + tuple(range(1, ndim - 1)))
 
 
-def _column(t: Tensor) -> Tensor:
-    """``t.unsqueeze(1)`` for a vector, as a view made at once (a forward records no graph)."""
-    return t._view(t._shape + (1,), t._strides + (1,), t._offset)
-
-
 class NllLoss(Function):
     """``L = reduce(-w[t_i] logp[i, t_i])`` over the samples ``i`` (``w = 1`` without class
     weights; the mean divides by the sum of the ``w[t_i]``). Its gradient is zero except
@@ -153,28 +147,25 @@ class NllLoss(Function):
         logp, target, target_shape = _classes_last(input, target)
         ctx.input_shape, ctx.reduction, ctx.rows = input._shape, reduction, logp._shape[0]
         if all_valid and weight is None:  # the common case: plain -logp[i, target[i]]
-            ctx.index, ctx.weights = _column(target), None
+            ctx.index, ctx.weights = target.unsqueeze(1), None
             ctx.total = logp._shape[0]
         else:
             valid = target != ignore_index
             safe = target.where(valid, 0)
-            ctx.index = _column(safe)
+            ctx.index = safe.unsqueeze(1)
             weights = valid.to(logp.dtype)
             if weight is not None:
                 weights = weights * weight.index_select(0, safe)
-            ctx.weights, ctx.total = _column(weights), weights.sum()
+            ctx.weights, ctx.total = weights.unsqueeze(1), weights.sum()
         ctx.classes = logp._shape[1]
-        # [N, 1]: logp[i, t_i] (the gather kernel at once: a forward records no graph)
-        picked = Tensor._empty(ctx.index._shape, logp.dtype, logp.device)
-        dispatch.gather(picked, logp, 1, ctx.index)
+        picked = Gather.apply(logp, 1, ctx.index)  # [N, 1]: logp[i, t_i]
         if ctx.weights is not None:
             picked = picked * ctx.weights
         if reduction == "none":
             return (-picked).reshape(target_shape)
-        # The column's sum: one run of the reduce kernel (a forward records no graph). The
+        # The column's sum, with the reduce kernel at once (a forward records no graph). The
         # minus sign goes where it costs least: on the one number of a sum or mean.
-        column = picked._view((ctx.rows,), picked._strides[:1], picked._offset)
-        total = reduce.fold("sum", column, (0,), False)
+        total = reduce.fold("sum", picked, (0, 1), False)
         return -total if reduction == "sum" else total / -ctx.total
 
     @staticmethod
@@ -188,11 +179,7 @@ class NllLoss(Function):
             per_sample = scale.expand(ctx.rows, 1)
         if ctx.weights is not None:
             per_sample = per_sample * ctx.weights
-        grad_logp = Tensor._full((ctx.rows, ctx.classes), 0, grad.dtype, grad.device)
-        if nothing_records():  # a plain backward: the scatter-add kernel, into the new zeros
-            dispatch.scatter_add(grad_logp, 1, ctx.index, per_sample)
-        else:  # (with create_graph, or in a trace: recorded as an op)
-            grad_logp = ScatterAdd.apply(grad_logp, 1, ctx.index, per_sample)
+        grad_logp = scatter_into_zeros((ctx.rows, ctx.classes), 1, ctx.index, per_sample)
         return _classes_first(grad_logp, ctx.input_shape)
 
 
