@@ -148,15 +148,28 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
     return Gather.apply(x, d, index)
 
 
-def scatter_into_zeros(shape: tuple[int, ...], dim: int, index: Tensor, src: Tensor) -> Tensor:
-    """A new tensor of ``shape`` that is zero except ``out[i][index[i][j]] += src[i][j]``
-    (dim 1), for an ``index`` already checked and a ``src`` of its shape: the gradient of
-    picking entries (``nll_loss``). In a plain backward (nothing records) the scatter-add
-    kernel writes into the new zeros at once; otherwise it is recorded as an op."""
-    zeros = Tensor._full(shape, 0, src.dtype, src.device)
+def pick_per_row(x: Tensor, index: Tensor) -> Tensor:
+    """``out[i] = x[i, index[i]]``: one entry of each row of the matrix ``x``, chosen by
+    the vector ``index`` (checked by the caller), with no graph: the gather kernel at
+    once, for a forward (``nll_loss``: each sample's log-probability of its class)."""
+    out = Tensor._empty(index._shape, x.dtype, x.device)
+    dispatch.gather(_as_column(out), x, 1, _as_column(index))
+    return out
+
+
+def scatter_per_row(shape: tuple[int, int], index: Tensor, values: Tensor) -> Tensor:
+    """A new matrix of ``shape``, zero except ``out[i, index[i]] = values[i]``: the
+    gradient of ``pick_per_row``. In a plain backward (nothing records) the scatter-add
+    kernel writes into the new zeros at once; otherwise it is a recorded ``ScatterAdd``."""
+    zeros = Tensor._full(shape, 0, values.dtype, values.device)
     if nothing_records():
-        return dispatch.scatter_add(zeros, dim, index, src)
-    return ScatterAdd.apply(zeros, dim, index, src)
+        return dispatch.scatter_add(zeros, 1, _as_column(index), _as_column(values))
+    return ScatterAdd.apply(zeros, 1, index.unsqueeze(1), values.unsqueeze(1))
+
+
+def _as_column(t: Tensor) -> Tensor:
+    """The vector ``t`` as a one-column matrix, a view with no graph."""
+    return t._view(t._shape + (1,), t._strides + (1,), t._offset)
 
 
 def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -22,7 +22,7 @@ from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
-from minitorch.ops.gather import Gather, scatter_into_zeros
+from minitorch.ops.gather import pick_per_row, scatter_per_row
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -147,39 +147,37 @@ class NllLoss(Function):
         logp, target, target_shape = _classes_last(input, target)
         ctx.input_shape, ctx.reduction, ctx.rows = input._shape, reduction, logp._shape[0]
         if all_valid and weight is None:  # the common case: plain -logp[i, target[i]]
-            ctx.index, ctx.weights = target.unsqueeze(1), None
+            ctx.index, ctx.weights = target, None
             ctx.total = logp._shape[0]
         else:
             valid = target != ignore_index
-            safe = target.where(valid, 0)
-            ctx.index = safe.unsqueeze(1)
+            ctx.index = target.where(valid, 0)
             weights = valid.to(logp.dtype)
             if weight is not None:
-                weights = weights * weight.index_select(0, safe)
-            ctx.weights, ctx.total = weights.unsqueeze(1), weights.sum()
+                weights = weights * weight.index_select(0, ctx.index)
+            ctx.weights, ctx.total = weights, weights.sum()
         ctx.classes = logp._shape[1]
-        picked = Gather.apply(logp, 1, ctx.index)  # [N, 1]: logp[i, t_i]
+        picked = pick_per_row(logp, ctx.index)  # [N]: logp[i, t_i]
         if ctx.weights is not None:
             picked = picked * ctx.weights
         if reduction == "none":
             return (-picked).reshape(target_shape)
-        # The column's sum, with the reduce kernel at once (a forward records no graph). The
-        # minus sign goes where it costs least: on the one number of a sum or mean.
-        total = reduce.fold("sum", picked, (0, 1), False)
+        # The minus sign goes where it costs least: on the one number of a sum or mean.
+        total = reduce.fold("sum", picked, (0,), False)
         return -total if reduction == "sum" else total / -ctx.total
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
-        # Each sample's -w[t_i] g_i as a column [N, 1]; a sum or mean gives every sample
-        # the same 0-d value, negated (and divided) once, then expanded (no copy).
+        # Each sample's -w[t_i] g_i as a vector [N]; a sum or mean gives every sample the
+        # same 0-d value, negated (and divided) once, then expanded (no copy).
         if ctx.reduction == "none":
-            per_sample = -grad.reshape(ctx.rows, 1)
+            per_sample = -grad.reshape(ctx.rows)
         else:
             scale = grad / -ctx.total if ctx.reduction == "mean" else -grad
-            per_sample = scale.expand(ctx.rows, 1)
+            per_sample = scale.expand(ctx.rows)
         if ctx.weights is not None:
             per_sample = per_sample * ctx.weights
-        grad_logp = scatter_into_zeros((ctx.rows, ctx.classes), 1, ctx.index, per_sample)
+        grad_logp = scatter_per_row((ctx.rows, ctx.classes), ctx.index, per_sample)
         return _classes_first(grad_logp, ctx.input_shape)
 
 
