@@ -22,8 +22,8 @@ Set ``MINITORCH_DEBUG=1`` to print each call to stderr (``=2`` adds the strides)
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
-import math
 import os
 import sys
 import threading
@@ -35,7 +35,7 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.backends import FusedStep, Strided, compile_time
-from minitorch.layout import is_contiguous
+from minitorch.layout import is_contiguous, numel
 
 # name -> (module, device type). Modules are imported on first use.
 BACKENDS: dict[str, tuple[str, str]] = {
@@ -151,7 +151,7 @@ def check_values(operand: Strided, device_type: str, check: Any) -> Any:
 
     values = kernels_for(device_type).to_numpy(operand.storage)
     if is_contiguous(operand.shape, operand.strides):  # (the usual index or target: cheaper)
-        count = math.prod(operand.shape)
+        count = numel(operand.shape)
         values = values[operand.offset : operand.offset + count].reshape(operand.shape)
         values.flags.writeable = False
         return check(values)
@@ -453,12 +453,20 @@ def _new_plan(key: tuple) -> Any:
     runner = getattr(module, primitive + "_runner", None)
     if runner is not None and module.takes_runner(out_dtype.numpy) and module.takes_runner(a_dtype.numpy):
         run = runner(op, shape, *layout)
-    elif primitive == "reduce":  # (the layout starts with the reduced dim)
-        run = _primitive_plan(getattr(module, primitive), op, shape, tuple(layout[1:]), (layout[0],))
+    elif primitive == "reduce":  # (the layout starts with the reduced dim; out has size 1 there)
+        dim, *all_strides = layout
+        reduce_along = module.reduce
+
+        def reduce_call(out: Strided, a: Strided) -> None:
+            reduce_along(op, out, a, dim)
+
+        run = _primitive_plan(reduce_call, (_reduced_shape(shape, dim), shape), all_strides)
     elif primitive == "matmul":  # (the layout starts with the length of the sums)
-        run = _matmul_plan(module.matmul, shape, layout[0], tuple(layout[1:]))
-    else:
-        run = _primitive_plan(getattr(module, primitive), op, shape, tuple(layout))
+        (depth, *all_strides), (batch, rows, cols) = layout, shape
+        run = _primitive_plan(module.matmul, (shape, (batch, rows, depth), (batch, depth, cols)), all_strides)
+    else:  # map, zip: every operand of one shape
+        primitive_call = functools.partial(getattr(module, primitive), op)
+        run = _primitive_plan(primitive_call, (shape,) * len(layout), layout)
     if len(_plans) >= PLAN_CACHE_SIZE:
         _plans.clear()
     _plans[key] = run
@@ -466,31 +474,14 @@ def _new_plan(key: tuple) -> Any:
     return run
 
 
-def _primitive_plan(primitive: Any, op: str, shape: tuple, all_strides: tuple, more: tuple = ()) -> Any:
-    """A plan that calls the backend's ``primitive(op, out, a[, b], *more)`` with
-    ``Strided`` operands of ``shape`` and ``all_strides`` (out's first; a reduction's
-    ``out`` has size 1 along the reduced dim, ``more``)."""
-    count = len(all_strides)
-    shapes = (_reduced_shape(shape, more[0]),) + (shape,) * (count - 1) if more else (shape,) * count
+def _primitive_plan(call: Any, shapes: tuple, all_strides: Any) -> Any:
+    """A plan that calls the backend's primitive as ``call(out, a[, b])``, with ``Strided``
+    operands of ``shapes`` and ``all_strides`` (out's first)."""
+    count = len(shapes)
 
     def run(*storages_then_offsets: Any) -> None:
         storages, offsets = storages_then_offsets[:count], storages_then_offsets[count:]
-        operands = [Strided(storages[i], shapes[i], all_strides[i], offsets[i]) for i in range(count)]
-        primitive(op, *operands, *more)
-
-    return run
-
-
-def _matmul_plan(matmul: Any, shape: tuple, depth: int, all_strides: tuple) -> Any:
-    """A plan that calls the backend's ``matmul(out, a, b)`` with ``Strided`` operands: out
-    of ``shape`` ``(B, n, m)``, ``a`` ``(B, n, depth)``, ``b`` ``(B, depth, m)``."""
-    batch, rows, cols = shape
-    shapes = (shape, (batch, rows, depth), (batch, depth, cols))
-
-    def run(out: Any, a: Any, b: Any, out_offset: int, a_offset: int, b_offset: int) -> None:
-        matmul(Strided(out, shapes[0], all_strides[0], out_offset),
-               Strided(a, shapes[1], all_strides[1], a_offset),
-               Strided(b, shapes[2], all_strides[2], b_offset))  # fmt: skip
+        call(*[Strided(storages[i], shapes[i], all_strides[i], offsets[i]) for i in range(count)])
 
     return run
 

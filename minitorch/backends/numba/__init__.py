@@ -313,24 +313,16 @@ def matmul_runner(op: str, shape: tuple[int, ...], depth: int, out_strides: tupl
             map("copy", Strided(out, shape, out_strides, out_offset), zero)
 
         return fill_with_zeros
-    layout_arrays = matmul_layout(shape, depth, out_strides, a_strides, b_strides, (0, 0, 0))[:2]
-    offset_arrays: dict[tuple, np.ndarray] = {}  # (out, a, b) offsets -> the array the kernel reads
-
-    def offsets_of(*offsets: int) -> np.ndarray:
-        array = offset_arrays.get(offsets)
-        if array is None:
-            if len(offset_arrays) >= 64:  # (a program slicing ever new offsets)
-                offset_arrays.clear()
-            array = offset_arrays[offsets] = np.array(offsets, dtype=np.int64)
-        return array
-
+    # The int64 arrays the kernel reads its layout from (it only reads them)
+    layout_arrays = (np.array((batch, rows, depth, cols), dtype=np.int64),
+                     np.array((out_strides, a_strides, b_strides), dtype=np.int64))  # fmt: skip
     work = batch * rows * cols * depth
     path = matmul_path(work, depth, cols, out_strides[2])
     if path == "tiled":
         announce_if_compiling(MATMUL_KERNELS[0], "matmul")
 
         def run(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
-            args = (out, a, b, *layout_arrays, offsets_of(out_offset, a_offset, b_offset))
+            args = (out, a, b, *layout_arrays, offsets_array(out_offset, a_offset, b_offset))
             parallel_policy.run("matmul", "matmul", work, MATMUL_KERNELS, args)
 
         return run
@@ -338,7 +330,7 @@ def matmul_runner(op: str, shape: tuple[int, ...], depth: int, out_strides: tupl
     announce_if_compiling(kernel, "matmul")
 
     def run_small(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
-        kernel(out, a, b, *layout_arrays, offsets_of(out_offset, a_offset, b_offset), 1)
+        kernel(out, a, b, *layout_arrays, offsets_array(out_offset, a_offset, b_offset), 1)
 
     return run_small
 
@@ -407,31 +399,24 @@ def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
-def matmul_layout(out_shape: tuple, depth: int, out_strides: tuple, a_strides: tuple, b_strides: tuple,
-                  offsets: tuple):  # fmt: skip
-    """The int64 arrays a matmul kernel reads its layout from (``(batch, rows, depth,
-    cols)``, the strides of out, a and b, and their offsets), made once per layout: a
-    training step multiplies the same shapes every time. (The kernel only reads them.)"""
-    batch, rows, cols = out_shape
-    return (np.array((batch, rows, depth, cols), dtype=np.int64),
-            np.array((out_strides, a_strides, b_strides), dtype=np.int64),
-            np.array(offsets, dtype=np.int64))  # fmt: skip
+def offsets_array(*offsets: int) -> np.ndarray:
+    """The storage offsets of a call's operands as the int64 array a kernel reads, made
+    once per combination (a training step's are the same, usually all 0)."""
+    return np.array(offsets, dtype=np.int64)
 
 
 def _indexing_layout(shape, *operands: Strided):
     """The int64 arrays gather and scatter_add read their layout from: the shape, each
-    operand's strides (one row each) and their offsets."""
-    return indexing_layout(tuple(shape), tuple(tuple(o.strides) for o in operands),
-                           tuple(o.offset for o in operands))  # fmt: skip
+    operand's strides (one row each) and their offsets, each made once per layout (a loss
+    gathers and scatters the same shapes on every step; the kernels only read them)."""
+    shape_array, strides_array = indexing_arrays(tuple(shape), tuple(tuple(o.strides) for o in operands))
+    return shape_array, strides_array, offsets_array(*(o.offset for o in operands))
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
-def indexing_layout(shape: tuple, all_strides: tuple, offsets: tuple):
-    """``_indexing_layout``, made once per layout (as ``matmul_layout``; the kernels only
-    read them): a loss gathers and scatters the same shapes on every step."""
+def indexing_arrays(shape: tuple, all_strides: tuple):
     return (np.array(shape, dtype=np.int64),
-            np.array(all_strides, dtype=np.int64).reshape(len(all_strides), len(shape)),
-            np.array(offsets, dtype=np.int64))  # fmt: skip
+            np.array(all_strides, dtype=np.int64).reshape(len(all_strides), len(shape)))  # fmt: skip
 
 
 @through_float32
