@@ -16,7 +16,9 @@
 4. **Free the graph.** Each node drops its saved tensors after running, unless
    ``retain_graph=True``; a second backward through it then raises.
 
-Leaves end in ``AccumulateGrad`` nodes, which add into ``leaf.grad``.
+Leaves end in ``AccumulateGrad`` nodes, which add into ``leaf.grad``. The first gradient
+of a leaf is copied, since someone else may hold it, except when this walk made it (the
+sum of step 3, a cast) and nothing saw it on the way: then the leaf keeps it as it is.
 ``minitorch.autograd.grad`` runs the same walk but returns the gradients of the chosen
 inputs instead of accumulating into ``.grad``; ``backward(inputs=[...])`` runs it too and
 accumulates only into the ``.grad`` of those tensors.
@@ -78,7 +80,12 @@ def _sum_without_graph(grad: Tensor, extra: int, stretched: tuple[int, ...]) -> 
     for d in (*range(extra), *(extra + d for d in stretched)):
         shape = grad._shape[:d] + (1,) + grad._shape[d + 1 :]
         grad = dispatch.reduce("sum", Tensor._empty(shape, grad.dtype, grad.device), grad, d)
-    return grad._view(grad._shape[extra:], grad._strides[extra:], grad._offset) if extra else grad
+    if not extra:
+        return grad
+    # The leading size-1 dimensions dropped. The summed tensor is new and seen by no one
+    # else, so the result takes its storage as a tensor of its own, not a view of it.
+    return Tensor._make(grad._storage, grad._shape[extra:], grad._strides[extra:], grad._offset, grad.dtype,
+                        grad.device)  # fmt: skip
 
 
 def _count_dependencies(roots: Sequence[Node]) -> dict[Node, int]:
@@ -154,6 +161,9 @@ def run_backward(
     root_nodes = list(dict.fromkeys(node for node, _ in roots))
     dependencies = _count_dependencies(root_nodes)
     buffers: dict[Node, list[Tensor | None]] = {}
+    # The gradient on its way to a leaf, when this walk made it (``sum_to``, a cast) and
+    # it is the only one arriving there: no one else holds it, so the leaf may keep it.
+    made_for_leaf: dict[Node, Tensor] = {}
     for (node, output_nr), grad in zip(roots, root_grads):
         buffer = buffers.setdefault(node, [None] * node.num_outputs)
         buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
@@ -177,6 +187,9 @@ def run_backward(
                         captured[capture[(node, output_nr)]] = grad
             if inputs is not None and (node not in useful or isinstance(node, AccumulateGrad)):
                 next_grads = (None,) * len(edges)
+            elif _may_keep(node, grads, made_for_leaf.pop(node, None)):
+                node.keep(grads[0])  # a gradient this walk made: the leaf may keep it, uncopied
+                next_grads = ()
             else:
                 next_grads = node.apply(grads)
                 if not retain_graph:
@@ -188,12 +201,13 @@ def run_backward(
                     delivered.append(None)
                     continue
                 grad = next_grads[edge]
+                made_here = False
                 if grad is not None and input_meta is not None:
                     shape, dtype, _ = input_meta[edge]
                     if grad._shape != shape:
-                        grad = sum_to(grad, shape)  # un-broadcast
+                        grad, made_here = sum_to(grad, shape), True  # un-broadcast
                     if grad.dtype is not dtype:
-                        grad = grad.to(dtype)
+                        grad, made_here = grad.to(dtype), True
                 delivered.append(grad)
                 buffer = buffers.get(next_node)
                 if buffer is None:
@@ -201,6 +215,11 @@ def run_backward(
                 if grad is not None:
                     old = buffer[output_nr]
                     buffer[output_nr] = grad if old is None else old + grad
+                    if type(next_node) is AccumulateGrad:
+                        if old is None and made_here and not create_graph:
+                            made_for_leaf[next_node] = grad
+                        else:  # (a second gradient: the sum above is what arrives)
+                            made_for_leaf.pop(next_node, None)
                 left = dependencies[next_node] - 1
                 dependencies[next_node] = left
                 if not left:
@@ -208,6 +227,16 @@ def run_backward(
             for listener in step_listeners:
                 listener(node, grads, next_grads, delivered)
     return captured if inputs is not None else None
+
+
+def _may_keep(node: Node, grads: list[Tensor | None], made_here: Tensor | None) -> bool:
+    """Whether the leaf of ``node`` may keep the gradient arriving as it is: the walk made
+    it (``made_here``) and it arrives unchanged, not a view, and no hook or step listener
+    has seen it (either might hold on to it)."""
+    return (
+        made_here is not None and made_here is grads[0] and made_here._base is None
+        and not node.tensor_hooks and not step_listeners
+    )  # fmt: skip
 
 
 def _run_tensor_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:

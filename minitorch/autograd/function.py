@@ -104,6 +104,18 @@ class AccumulateGrad(Node):
             accumulate_grad(self.variable, grads[0])
         return ()
 
+    def keep(self, grad: Tensor) -> None:
+        """Take a gradient that the engine made itself in a plain backward (the sum of
+        un-broadcasting, a cast) and that nothing else has seen: it becomes ``leaf.grad``
+        as it is, with no copy, when the leaf has no gradient yet and the gradient lies
+        in the leaf's memory order (PyTorch, too, steals a gradient no one else holds).
+        Otherwise it is accumulated as ``apply`` does."""
+        leaf = self.variable
+        if leaf._grad is None and grad._strides == strides_in_order(leaf._shape, leaf._strides):
+            leaf._grad = grad
+        else:
+            self.apply([grad])
+
 
 def accumulate_grad(t: Tensor, grad: Tensor) -> None:
     """``t.grad += grad`` (or ``t.grad = grad`` the first time).

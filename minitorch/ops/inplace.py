@@ -31,6 +31,7 @@ from minitorch.creation import rand, randn
 from minitorch.dtypes import bool_, check_scalar_fits
 from minitorch.layout import broadcast_shapes, checked_numel, contiguous_strides, strides_in_order
 from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor, scalar_tensor
+from minitorch.ops.lean_lane import lean_zip_into
 from minitorch.ops.shape import sizes_from
 
 
@@ -208,7 +209,10 @@ def zip_into(t: Tensor, op: str, other: Any) -> bool:
     """The fast path of ``add_``/``sub_``/``mul_``/``div_`` when no graph is involved
     (optimizer steps): one ``zip`` kernel writing straight into ``t``'s storage, with no
     temporary and no copy. Returns False (doing nothing) when the general recipe is needed:
-    a graph to record, a dtype change, a shape change, or ``other`` overlapping ``t``."""
+    a graph to record, a dtype change, a shape change, or ``other`` overlapping ``t``.
+    (Under ``no_grad`` the lean lane, ``lean_zip_into``, takes the common case first.)"""
+    if lean_zip_into(op, t, other):
+        return True
     if is_grad_enabled() and (t.requires_grad or getattr(other, "requires_grad", False)):
         return False
     if not t.dtype.is_floating_point:

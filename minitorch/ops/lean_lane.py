@@ -140,6 +140,58 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     return out
 
 
+def lean_zip_into(op: str, t: Tensor, other: object) -> bool:
+    """``t op= other`` (``t.sub_(other)``, an optimizer's update under ``no_grad``) through
+    the lean lane: the kernel writes straight into ``t``'s storage. Returns False, having
+    done nothing, when the lane does not apply; the caller then takes ``zip_into``'s path.
+
+    The lane's conditions, plus what an in-place write needs: grad mode off (nothing to
+    record, no leaf to protect), ``other`` in separate storage (no overlap to copy out
+    first), and a plan found for the layouts, which exists only when ``other`` broadcasts
+    to ``t``'s shape and ``t`` has no stretched (stride-0) dimension to write through."""
+    if grad_mode_of_thread.mode.enabled or dispatch.recording:
+        return False
+    if not (isinstance(t, Tensor) and t.dtype.is_floating_point):
+        return False
+    if isinstance(other, Tensor):
+        if other.dtype is not t.dtype or other.device is not t.device or other._storage is t._storage:
+            return False
+        key = ("into", op, dispatch.active_backends[t.device.type], t.dtype, t._shape, t._strides,
+               other._shape, other._strides)  # fmt: skip
+    elif type(other) is float or type(other) is int:
+        key = ("into", op, dispatch.active_backends[t.device.type], t.dtype, t._shape, t._strides, None, None)
+        other = scalar_tensor(other, t.dtype, t)
+    else:
+        return False
+    run = _plans.get(key) or _new_plan_into(key, op, t, other)
+    if run is None:
+        return False
+    run(t._storage, t._storage, other._storage, t._offset, t._offset, other._offset)
+    t._bump_version()
+    return True
+
+
+def _new_plan_into(key: tuple, op: str, t: Tensor, other: Tensor) -> object:
+    """The kernel call of ``t op= other`` for these layouts, remembered; ``None`` (not
+    remembered) when the write cannot be made in place this way."""
+    global plans_made
+    if any(stride == 0 and size > 1 for size, stride in zip(t._shape, t._strides)):
+        return None  # several elements in one cell: the general path raises PyTorch's error
+    try:
+        if broadcast_shapes(t._shape, other._shape) != t._shape:
+            return None  # the result would be larger than ``t``
+    except RuntimeError:
+        return None
+    operand = broadcast_view(other, t._shape)
+    run = dispatch.plan("zip", op, t.device.type, t.dtype, t.dtype, t._shape, t._strides, t._strides,
+                        operand._strides)  # fmt: skip
+    if len(_plans) >= PLAN_CACHE_SIZE:
+        _plans.clear()
+    _plans[key] = run
+    plans_made += 1
+    return run
+
+
 def records_nothing(t: Tensor) -> bool:
     """True when an op on ``t`` alone records nothing: no trace or capture, and grad mode
     off or ``t`` needing no gradient (as ``Function.apply`` asks). A view op such as

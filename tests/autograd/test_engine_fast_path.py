@@ -2,7 +2,8 @@
 is one copy in the leaf's memory order, never an alias of a tensor someone else holds;
 ``sum()``/``mean()`` spread a 0-d gradient without ``unsqueeze``; the engine un-broadcasts
 and casts only when it must; the accumulation kernel is named ``AccumulateGrad`` in
-dispatch traces."""
+dispatch traces; a gradient the engine made itself (an un-broadcasting sum, a cast) is
+kept by its leaf without a copy, but only when no one else can have seen it."""
 
 from __future__ import annotations
 
@@ -249,3 +250,93 @@ def test_unbroadcast_sums_are_named_in_traces_as_before():
         loss.backward()
     assert [c.primitive for c in calls].count("reduce") == 1
     assert_close(b.grad, torch.full((8,), 500.0))
+
+
+def test_a_gradient_the_engine_summed_is_kept_without_a_copy():
+    """A 0-d weight times a vector (the polynomial fit): the engine sums the gradient
+    down to the weight's shape, and that new tensor becomes ``w.grad`` as it is. It is a
+    tensor of its own (not a view), its values PyTorch's, and writing into it afterwards
+    (``zero_()``, an optimizer) touches nothing else."""
+    x = RNG.standard_normal(50)
+    results = []
+    for lib in (mt, torch):
+        w = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([0.25], dtype=lib.float64, requires_grad=True)
+        xs = lib.tensor(x)
+        loss = ((w * xs + b) ** 2).sum()
+        loss.backward()
+        results.append((w.grad.item(), b.grad.tolist(), tuple(w.grad.shape), tuple(b.grad.shape)))
+    assert results[0][2:] == results[1][2:]
+    np.testing.assert_allclose(results[0][0], results[1][0])
+    np.testing.assert_allclose(results[0][1], results[1][1])
+    m = mt.tensor(0.5, requires_grad=True)
+    xs = mt.tensor(x.astype(np.float32))
+    copies = []
+    original = dispatch.map
+
+    def counting_map(op, out, a):
+        copies.append(op)
+        return original(op, out, a)
+
+    dispatch.map = counting_map
+    try:
+        (m * xs).sum().backward()
+    finally:
+        dispatch.map = original
+    assert "copy" not in copies, "the summed gradient was copied"
+    assert m.grad._base is None and m.grad.grad_fn is None
+    kept = m.grad
+    (m * xs).sum().backward()  # a second backward adds: a new tensor, the old one untouched
+    np.testing.assert_allclose(kept.item(), x.astype(np.float32).sum(), rtol=1e-5)
+    np.testing.assert_allclose(m.grad.item(), 2 * x.astype(np.float32).sum(), rtol=1e-5)
+
+
+def test_a_summed_gradient_that_a_hook_saw_is_copied():
+    """A hook on the leaf may keep the gradient it is shown: then ``x.grad`` must be a
+    copy, so that zeroing ``x.grad`` leaves the hook's tensor alone (PyTorch's behaviour)."""
+    for lib in (mt, torch):
+        w = lib.tensor(2.0, requires_grad=True)
+        seen = []
+        w.register_hook(seen.append)
+        (w * lib.ones(4)).sum().backward()
+        w.grad.zero_()
+        assert seen[0].item() == 4.0, lib.__name__
+
+
+def test_a_summed_gradient_is_copied_when_a_step_listener_watches():
+    from minitorch.autograd import engine
+
+    delivered = []
+    engine.step_listeners.append(lambda node, incoming, local, sent: delivered.extend(sent))
+    try:
+        w = mt.tensor(2.0, requires_grad=True)
+        (w * mt.ones(4)).sum().backward()
+    finally:
+        engine.step_listeners.pop()
+    w.grad.zero_()
+    assert [g.item() for g in delivered if g is not None and g.ndim == 0] == [4.0]
+
+
+def test_a_leaf_in_another_memory_order_gets_its_summed_gradient_in_that_order():
+    """A transposed leaf, broadcast against a batch: the engine's sum is row-major, so it
+    is copied into the leaf's memory order, as PyTorch lays the gradient out."""
+    data, batch = RNG.standard_normal((4, 3)), RNG.standard_normal((2, 3, 4))
+    grads = []
+    for lib in (mt, torch):
+        w = lib.tensor(data).t().detach().requires_grad_()
+        (w * lib.tensor(batch)).sum().backward()
+        grads.append(w.grad)
+    assert grads[0].stride() == grads[1].stride() == (1, 3)
+    assert_close(grads[0], grads[1])
+
+
+def test_a_leaf_reached_twice_gets_the_sum_of_both_gradients():
+    """Two broadcast uses of one leaf: both sums arrive, the engine adds them, and the
+    leaf keeps that sum (a second gradient ends the claim of the first)."""
+    data, results = RNG.standard_normal((3, 2)), []
+    for lib in (mt, torch):
+        w = lib.tensor([[1.5]], dtype=lib.float64, requires_grad=True)
+        x = lib.tensor(data)
+        (w * x + (w * x) ** 2).sum().backward()
+        results.append(w.grad.item())
+    np.testing.assert_allclose(results[0], results[1])
