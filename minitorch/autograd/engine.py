@@ -31,6 +31,7 @@ the dtype casts are ``Tensor`` methods, which ``minitorch/ops/__init__.py`` atta
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -53,15 +54,10 @@ def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Sum ``grad`` down to ``shape``: the reverse of broadcasting ``shape`` up to
     ``grad.shape``. Leading extra dimensions are summed away; dimensions where
     ``shape`` has size 1 are summed with ``keepdim``."""
-    if grad._shape == tuple(shape):
+    shape = tuple(shape)
+    if grad._shape == shape:
         return grad
-    extra = grad.ndim - len(shape)
-    if extra < 0 or any(s != 1 and s != g for s, g in zip(shape, grad.shape[extra:])):
-        raise RuntimeError(
-            f"gradient of shape {list(grad.shape)} cannot be summed to the input's shape "
-            f"{list(shape)}: the shapes do not broadcast"
-        )
-    stretched = tuple(d for d, s in enumerate(shape) if s == 1 and grad._shape[extra + d] != 1)
+    extra, stretched = _dims_to_sum(grad._shape, shape)
     if not (is_grad_enabled() or dispatch.recording):
         return _sum_without_graph(grad, extra, stretched)
     if extra:
@@ -69,6 +65,19 @@ def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
     if stretched:
         grad = grad.sum(dim=stretched, keepdim=True)
     return grad
+
+
+@functools.lru_cache(maxsize=1024)  # (every broadcast operand asks, on every step)
+def _dims_to_sum(grad_shape: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """How many leading dimensions ``sum_to`` sums away, and which of the others (numbered
+    in ``shape``) it sums with ``keepdim``: those where ``shape`` has size 1."""
+    extra = len(grad_shape) - len(shape)
+    if extra < 0 or any(s != 1 and s != g for s, g in zip(shape, grad_shape[extra:])):
+        raise RuntimeError(
+            f"gradient of shape {list(grad_shape)} cannot be summed to the input's shape "
+            f"{list(shape)}: the shapes do not broadcast"
+        )
+    return extra, tuple(d for d, s in enumerate(shape) if s == 1 and grad_shape[extra + d] != 1)
 
 
 def _sum_without_graph(grad: Tensor, extra: int, stretched: tuple[int, ...]) -> Tensor:
@@ -187,7 +196,7 @@ def run_backward(
                         captured[capture[(node, output_nr)]] = grad
             if inputs is not None and (node not in useful or isinstance(node, AccumulateGrad)):
                 next_grads = (None,) * len(edges)
-            elif _may_keep(node, grads, made_for_leaf.pop(node, None)):
+            elif made_for_leaf and _may_keep(node, grads, made_for_leaf.pop(node, None)):
                 node.keep(grads[0])  # a gradient this walk made: the leaf may keep it, uncopied
                 next_grads = ()
             else:

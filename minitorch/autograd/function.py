@@ -167,7 +167,7 @@ class SavedTensor:
     __slots__ = ("version", "is_output", "output_nr", "tensor")  # (one per tensor saved)
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
-        self.version = t._version
+        self.version = t._version_counter.value  # (``t._version``)
         self.is_output = is_output
         self.output_nr = t._output_nr
         self.tensor = t._alias() if is_output else t

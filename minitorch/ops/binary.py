@@ -556,7 +556,11 @@ def lane_operator(function: Any, op: str, general: Any) -> Any:
 
     def operator(self: Tensor, other: Any) -> Any:
         out = lean_zip(op, self, other)
-        return out if out is not None else checked(self, other)
+        if out is not None:
+            return out
+        if isinstance(other, Tensor):  # (``operator_form``'s checks pass: no call to them)
+            return general(self, other)
+        return checked(self, other)
 
     operator.__name__, operator.__doc__ = function.__name__, function.__doc__
     return operator

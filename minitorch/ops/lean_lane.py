@@ -107,11 +107,6 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     if not (isinstance(a, Tensor) and a.dtype.is_floating_point and not dispatch.recording):
         return None
     b_is_tensor = isinstance(b, Tensor)
-    if b_is_tensor:
-        if b.dtype is not a.dtype or b.device is not a.device:
-            return None  # (two devices: the general path says so)
-    elif type(b) is not float and type(b) is not int:  # (a bool has rules of its own)
-        return None
     # Needs a gradient: as ``Function.apply`` asks it (a view's ``requires_grad`` may
     # first have to catch up with an in-place write to its base). (``records_nothing``,
     # below, for both operands, written out: this runs for every small op.)
@@ -119,6 +114,11 @@ def lean_zip(op: str, a: object, b: object) -> Tensor | None:
         a._requires_grad or (a._base is not None and a.requires_grad)
         or (b_is_tensor and (b._requires_grad or (b._base is not None and b.requires_grad)))
     ):  # fmt: skip
+        return None
+    if b_is_tensor:
+        if b.dtype is not a.dtype or b.device is not a.device:
+            return None  # (two devices: the general path says so)
+    elif type(b) is not float and type(b) is not int:  # (a bool has rules of its own)
         return None
     device = a.device
     if b_is_tensor:

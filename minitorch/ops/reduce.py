@@ -27,10 +27,17 @@ ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
 def fold(op: str, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
     """Run the ``reduce`` kernel over each of ``dims`` (no graph). The result is always a
-    new tensor: a 0-d ``x`` (nothing to fold) is one run of one element."""
+    new tensor: a 0-d ``x`` (nothing to fold) is one run of one element.
+
+    Without ``keepdim`` the folded size-1 dimensions are dropped. The folded tensor is
+    new and seen by no one else, so the result takes over its storage as a tensor of its
+    own rather than a view of it (with no dims, nothing was folded: then it is a view)."""
     if not x._shape:
         one = x._view((1,), (1,), x._offset)
-        return dispatch.reduce(op, Tensor._empty((1,), x.dtype, x.device), one, 0)._view((), (), 0)
+        summed = dispatch.reduce(op, Tensor._empty((1,), x.dtype, x.device), one, 0)
+        return Tensor._make(summed._storage, (), (), 0, x.dtype, x.device)
+    if not dims:
+        return x if keepdim else x._view(*_squeezed(x, dims))
     for d in dims:
         if x._shape[d] == 0 and op in ("max", "min"):
             raise IndexError(
@@ -40,7 +47,7 @@ def fold(op: str, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
         out = Tensor._empty(shape, x.dtype, x.device)
         x = dispatch.reduce(op, out, x, d)
     if not keepdim:
-        x = x._view(*_squeezed(x, dims))
+        x = Tensor._make(x._storage, *_squeezed(x, dims), x.dtype, x.device)
     return x
 
 
