@@ -201,6 +201,10 @@ def tanh_backward(a, b):  # a: the gradient of y = tanh(x), b: y
     return a * (1 - b * b)
 
 
+def square_backward(a, b):  # a: the gradient of y = x ** 2, b: x
+    return a * (2 * b)
+
+
 def sigmoid_backward(a, b):  # a: the gradient of y = sigmoid(x), b: y
     return a * (1 - b) * b
 
@@ -351,6 +355,7 @@ ZIP_OPS: dict[str, ScalarOp] = {
         # ``tanh_backward``, ``sigmoid_backward`` and ``threshold_backward``.
         ScalarOp("tanh_backward", 2, tanh_backward, "a * ((T)1 - b * b)"),
         ScalarOp("sigmoid_backward", 2, sigmoid_backward, "a * ((T)1 - b) * b"),
+        ScalarOp("square_backward", 2, square_backward, "a * ((T)2 * b)"),
         ScalarOp("relu_backward", 2, relu_backward, "(b <= (T)0 ? (T)0 : a)"),
     ]
 }

@@ -204,7 +204,7 @@ def run_backward(
                 if not retain_graph:
                     node.release()
             input_meta = node.input_meta
-            delivered: list[Tensor | None] = []
+            delivered: list[Tensor | None] = []  # (what was sent: for step listeners)
             for edge, (next_node, output_nr) in enumerate(edges):
                 if next_node is None:
                     delivered.append(None)
@@ -224,11 +224,10 @@ def run_backward(
                 if grad is not None:
                     old = buffer[output_nr]
                     buffer[output_nr] = grad if old is None else old + grad
-                    if type(next_node) is AccumulateGrad:
-                        if old is None and made_here and not create_graph:
-                            made_for_leaf[next_node] = grad
-                        else:  # (a second gradient: the sum above is what arrives)
-                            made_for_leaf.pop(next_node, None)
+                    if made_here and old is None and type(next_node) is AccumulateGrad and not create_graph:
+                        made_for_leaf[next_node] = grad
+                    elif made_for_leaf:  # (a second gradient: the sum above is what arrives)
+                        made_for_leaf.pop(next_node, None)
                 left = dependencies[next_node] - 1
                 dependencies[next_node] = left
                 if not left:

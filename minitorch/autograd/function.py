@@ -396,7 +396,7 @@ class Function:
                 stack.pop()
         if not record:
             return outputs
-        node = node_class_of(cls)(cls, ctx, args)
+        node = (cls.__dict__.get("_node_class") or node_class_of(cls))(cls, ctx, args)
         if type(outputs) is Tensor:  # one output, as most ops have: the loop below, unrolled
             out = outputs
             for a in args:

@@ -119,13 +119,20 @@ def test_power_of_a_number_has_torch_gradient(exponent, dtype):
         np.testing.assert_allclose(a[finite], b[finite], rtol=4e-7 if dtype == "float32" else 1e-15)
 
 
-def test_square_gradient_is_two_kernels():
+def test_square_gradient_is_one_kernel_and_its_formula_with_create_graph():
+    """``grad * (2 x)`` is one ``square_backward`` kernel in a plain backward (the same
+    bits as PyTorch, checked above); with ``create_graph=True`` it is the two recorded
+    multiplications, so that it can be differentiated again."""
     x = mt.randn(5, 2, requires_grad=True)
     y = x**2
     with dispatch.trace() as calls:
-        y.backward(mt.ones(5, 2))
+        y.backward(mt.ones(5, 2), retain_graph=True)
     kernels = [c.kernel for c in calls if c.op != "AccumulateGrad"]
-    assert kernels == ["mul", "mul"]  # 2 * x, then times the gradient: no pow kernel
+    assert kernels == ["square_backward"]  # no pow kernel, no separate 2 * x
+    with dispatch.trace() as calls:
+        (gx,) = mt.autograd.grad(y, x, mt.ones(5, 2), create_graph=True)
+    assert [c.kernel for c in calls] == ["mul", "mul"] and gx.requires_grad
+    np.testing.assert_array_equal(gx.detach().numpy(), 2 * x.detach().numpy())
 
 
 FILLED = {
