@@ -17,8 +17,8 @@
    ``retain_graph=True``; a second backward through it then raises.
 
 Leaves end in ``AccumulateGrad`` nodes, which add into ``leaf.grad``. The first gradient
-of a leaf is copied, since someone else may hold it, except when this walk made it (the
-sum of step 3, a cast) and nothing saw it on the way: then the leaf keeps it as it is.
+of a leaf is copied, since someone else may hold it, except when no one does (Python's
+reference count says so): then the leaf keeps it as it is (``_may_keep``, below).
 ``minitorch.autograd.grad`` runs the same walk but returns the gradients of the chosen
 inputs instead of accumulating into ``.grad``; ``backward(inputs=[...])`` runs it too and
 accumulates only into the ``.grad`` of those tensors.
@@ -33,8 +33,11 @@ from __future__ import annotations
 
 import functools
 import heapq
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
+
+import numpy as np
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
@@ -170,9 +173,6 @@ def run_backward(
     root_nodes = list(dict.fromkeys(node for node, _ in roots))
     dependencies = _count_dependencies(root_nodes)
     buffers: dict[Node, list[Tensor | None]] = {}
-    # The gradient on its way to a leaf, when this walk made it (``sum_to``, a cast) and
-    # it is the only one arriving there: no one else holds it, so the leaf may keep it.
-    made_for_leaf: dict[Node, Tensor] = {}
     for (node, output_nr), grad in zip(roots, root_grads):
         buffer = buffers.setdefault(node, [None] * node.num_outputs)
         buffer[output_nr] = grad if buffer[output_nr] is None else buffer[output_nr] + grad
@@ -196,8 +196,8 @@ def run_backward(
                         captured[capture[(node, output_nr)]] = grad
             if inputs is not None and (node not in useful or isinstance(node, AccumulateGrad)):
                 next_grads = (None,) * len(edges)
-            elif made_for_leaf and _may_keep(node, grads, made_for_leaf.pop(node, None)):
-                node.keep(grads[0])  # a gradient this walk made: the leaf may keep it, uncopied
+            elif type(node) is AccumulateGrad and _may_keep(node, grads, create_graph):
+                node.keep(grads[0])  # no one else holds this gradient: the leaf keeps it, uncopied
                 next_grads = ()
             else:
                 next_grads = node.apply(grads)
@@ -210,13 +210,12 @@ def run_backward(
                     delivered.append(None)
                     continue
                 grad = next_grads[edge]
-                made_here = False
                 if grad is not None and input_meta is not None:
                     shape, dtype, _ = input_meta[edge]
                     if grad._shape != shape:
-                        grad, made_here = sum_to(grad, shape), True  # un-broadcast
+                        grad = sum_to(grad, shape)  # un-broadcast
                     if grad.dtype is not dtype:
-                        grad, made_here = grad.to(dtype), True
+                        grad = grad.to(dtype)
                 delivered.append(grad)
                 buffer = buffers.get(next_node)
                 if buffer is None:
@@ -224,27 +223,56 @@ def run_backward(
                 if grad is not None:
                     old = buffer[output_nr]
                     buffer[output_nr] = grad if old is None else old + grad
-                    if made_here and old is None and type(next_node) is AccumulateGrad and not create_graph:
-                        made_for_leaf[next_node] = grad
-                    elif made_for_leaf:  # (a second gradient: the sum above is what arrives)
-                        made_for_leaf.pop(next_node, None)
                 left = dependencies[next_node] - 1
                 dependencies[next_node] = left
                 if not left:
                     heapq.heappush(ready, (-next_node.sequence_nr, id(next_node), next_node))
             for listener in step_listeners:
                 listener(node, grads, next_grads, delivered)
+            # The walk's own references to the gradients it sent go now, so that a leaf
+            # can tell whether anyone else holds the gradient it receives (``_may_keep``).
+            next_grads = delivered = grad = old = None
     return captured if inputs is not None else None
 
 
-def _may_keep(node: Node, grads: list[Tensor | None], made_here: Tensor | None) -> bool:
-    """Whether the leaf of ``node`` may keep the gradient arriving as it is: the walk made
-    it (``made_here``) and it arrives unchanged, not a view, and no hook or step listener
-    has seen it (either might hold on to it)."""
-    return (
-        made_here is not None and made_here is grads[0] and made_here._base is None
-        and not node.tensor_hooks and not step_listeners
-    )  # fmt: skip
+# ----- keeping a gradient no one else holds -------------------------------------------
+#
+# A leaf's first gradient is copied (``accumulate_grad``): the tensor that arrives may be
+# held elsewhere, by the caller who passed it to ``backward``, a hook, a backward formula
+# that kept it, or the other input of an ``a + b`` that sent it to both. Most of the time
+# no one holds it: a bias's gradient is a new sum, a weight's a new product (seen through
+# a transpose). PyTorch then lets the leaf keep it (it checks the tensor's use count);
+# we ask Python the same question: ``sys.getrefcount``, how many references there are.
+
+
+def _reference_counts(grads: list) -> tuple[int, int, int]:
+    """References to the gradient ``grads[0]``, to its base (0 for no base) and to its
+    storage, counting those this function makes itself while it asks."""
+    grad = grads[0]
+    base = grad._base
+    return sys.getrefcount(grad), 0 if base is None else sys.getrefcount(base), sys.getrefcount(grad._storage)
+
+
+@functools.cache
+def _counts_when_unshared() -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """What ``_reference_counts`` answers when the list is all that holds the gradient:
+    for a tensor, and for a view whose base only the view holds. Measured on two probes
+    once, rather than assumed, since the counts of a call differ between Python versions."""
+    tensor = [Tensor._make(np.zeros(1), (1,), (1,), 0, None, None)]
+    base = Tensor._make(np.zeros(1), (1,), (1,), 0, None, None)
+    view = [Tensor._make(base._storage, (1,), (1,), 0, None, None, base)]
+    del base
+    return _reference_counts(tensor), _reference_counts(view)
+
+
+def _may_keep(node: AccumulateGrad, grads: list[Tensor | None], create_graph: bool) -> bool:
+    """Whether the leaf of ``node`` may keep the gradient arriving as it is: a plain
+    backward, no hook or step listener that could hold on to it, and no reference to it
+    but the walk's list (nor to its base and storage but the gradient's, for a view)."""
+    if create_graph or node.tensor_hooks or step_listeners or grads[0] is None:
+        return False
+    tensor, view = _counts_when_unshared()
+    return _reference_counts(grads) == (view if grads[0]._base is not None else tensor)
 
 
 def _run_tensor_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:

@@ -105,13 +105,17 @@ class AccumulateGrad(Node):
         return ()
 
     def keep(self, grad: Tensor) -> None:
-        """Take a gradient that the engine made itself in a plain backward (the sum of
-        un-broadcasting, a cast) and that nothing else has seen: it becomes ``leaf.grad``
-        as it is, with no copy, when the leaf has no gradient yet and the gradient lies
-        in the leaf's memory order (PyTorch, too, steals a gradient no one else holds).
-        Otherwise it is accumulated as ``apply`` does."""
+        """Take a gradient of a plain backward that no one else holds (the engine checked):
+        it becomes ``leaf.grad`` with no copy, when the leaf has no gradient yet and the
+        gradient fills its storage densely in the leaf's memory order. A view (a weight's
+        gradient, seen through a transpose) gives its storage to a tensor of its own: its
+        base goes away with it. Otherwise it is accumulated as ``apply`` does."""
         leaf = self.variable
-        if leaf._grad is None and grad._strides == strides_in_order(leaf._shape, leaf._strides):
+        if (leaf._grad is None and grad._grad_fn is None and grad._offset == 0
+                and grad._strides == strides_in_order(leaf._shape, leaf._strides)
+                and len(grad._storage) == leaf.numel()):  # fmt: skip
+            if grad._base is not None:
+                grad = Tensor._make(grad._storage, grad._shape, grad._strides, 0, grad.dtype, grad.device)
             leaf._grad = grad
         else:
             self.apply([grad])

@@ -60,6 +60,10 @@ skips the promotion and broadcasting of ``prepare`` too. Backward formulas run w
 mode off, so ``grad * b`` in a backward takes the lane too, and so does an optimizer's
 ``lr * p.grad`` under ``no_grad``.
 
+In-place updates take a lane of their own, ``lean_zip_into``: ``p.sub_(lr * p.grad)``
+under ``no_grad`` (an optimizer's step written by hand) finds a plan for the layouts of
+``p`` and the operand and writes the kernel's result straight into ``p``'s storage.
+
 The same question, "does this call record anything?", is ``records_nothing``: when the
 answer is no, ``transpose`` makes its view at once and ``matmul`` of two matrices calls its
 kernel at once (``grad @ w.mT`` in ``Linear``'s backward), without ``Function.apply``.

@@ -184,9 +184,9 @@ def test_broadcast_and_mixed_dtype_gradients_are_summed_and_cast_like_torch():
 
 def test_the_accumulation_kernel_is_named_accumulate_grad_in_traces():
     x = mt.randn(3, requires_grad=True)
-    loss = (x * 2).sum()
+    g = mt.full((3,), 2.0)  # held by the test: the leaf must copy it
     with dispatch.trace() as calls:
-        loss.backward()
+        x.backward(g)
     copies = [c for c in calls if c.primitive == "map" and c.kernel == "copy"]
     assert [(c.op, c.phase) for c in copies] == [("AccumulateGrad", "backward")]
     assert all(c.phase == "backward" for c in calls)
@@ -340,3 +340,89 @@ def test_a_leaf_reached_twice_gets_the_sum_of_both_gradients():
         (w * x + (w * x) ** 2).sum().backward()
         results.append(w.grad.item())
     np.testing.assert_allclose(results[0], results[1])
+
+
+def count_copies(run) -> int:
+    """How many ``copy`` kernels ``run()`` makes (the copies of ``accumulate_grad``)."""
+    copies = []
+    original = dispatch.map
+
+    def counting_map(op, out, a):
+        copies.append(op)
+        return original(op, out, a)
+
+    dispatch.map = counting_map
+    try:
+        run()
+    finally:
+        dispatch.map = original
+    return copies.count("copy")
+
+
+def test_a_linear_layer_keeps_its_new_gradients_without_copies():
+    """A bias's gradient is a new sum and a weight's a new product seen through a
+    transpose: no one else holds them, so both become ``.grad`` uncopied, as tensors of
+    their own in the parameters' layouts, with PyTorch's values."""
+    x, target = RNG.standard_normal((5, 4)), RNG.standard_normal((5, 3))
+    layers = {}
+    for lib in (mt, torch):
+        lib.manual_seed(0)
+        layers[lib] = lib.nn.Linear(4, 3)
+        with lib.no_grad():
+            layers[lib].weight.copy_(lib.tensor(np.arange(12.0).reshape(3, 4) / 10))
+            layers[lib].bias.copy_(lib.tensor([0.5, -0.5, 0.25]))
+
+    def loss(lib):
+        prediction = layers[lib](lib.tensor(x, dtype=lib.float32))
+        return ((prediction - lib.tensor(target, dtype=lib.float32)) ** 2).sum()
+
+    assert count_copies(lambda: loss(mt).backward()) == 0
+    loss(torch).backward()
+    for name in ("weight", "bias"):
+        ours, theirs = getattr(layers[mt], name).grad, getattr(layers[torch], name).grad
+        assert ours._base is None and ours.grad_fn is None and ours.stride() == theirs.stride()
+        assert_close(ours, theirs)
+
+
+class Stash(mt.autograd.Function):
+    """Passes the gradient on as it is, and keeps it: the leaf must then copy it."""
+
+    kept: list = []
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1
+
+    @staticmethod
+    def backward(ctx, grad):
+        out = grad * 3
+        Stash.kept.append(out)
+        return out
+
+
+def test_a_gradient_someone_else_holds_is_copied():
+    x = mt.ones(3, requires_grad=True)
+    Stash.kept.clear()
+    assert count_copies(lambda: Stash.apply(x).sum().backward()) == 1
+    x.grad.zero_()  # writing into x.grad leaves the stashed gradient alone
+    assert Stash.kept[0].tolist() == [3.0, 3.0, 3.0]
+    y = mt.ones(2, requires_grad=True)  # a + b sends one gradient to both: copies
+    (y + y).sum().backward()
+    assert y.grad.tolist() == [2.0, 2.0]
+    z = mt.ones(2, requires_grad=True)
+    w = mt.ones(2, requires_grad=True)
+    loss = (z + w).sum()
+    loss.backward()
+    z.grad.add_(5.0)  # z's gradient and w's may not be one tensor
+    assert w.grad.tolist() == [1.0, 1.0] and z.grad.tolist() == [6.0, 6.0]
+
+
+def test_a_gradient_kept_by_retain_graph_formulas_is_still_right_the_second_time():
+    w = mt.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x = mt.tensor([[0.5, -1.0], [2.0, 1.0]])
+    loss = (x @ w.t()).sum()
+    loss.backward(retain_graph=True)
+    first = w.grad
+    loss.backward()
+    assert first.tolist() == [[2.5, 0.0], [2.5, 0.0]]  # the kept tensor was not added into
+    assert w.grad.tolist() == [[5.0, 0.0], [5.0, 0.0]]
