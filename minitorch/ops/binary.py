@@ -96,7 +96,8 @@ def _check_bool_operands(op: str, a: Any, b: Any, dtype: Any) -> None:
 # number, is the kernel's alone: no promotion, cast or check to make first (lean_lane.py);
 # the activation derivatives are the fused backward formulas of unary.py
 LANE_OPS = frozenset({"add", "sub", "mul", "div", "pow",
-                      "tanh_backward", "sigmoid_backward", "relu_backward", "square_backward"})  # fmt: skip
+                      "tanh_backward", "sigmoid_backward", "relu_backward", "square_backward",
+                      "sub_log", "exp_mul"})  # fmt: skip
 
 
 def apply_zip(op: str, a: Any, b: Any) -> Tensor:

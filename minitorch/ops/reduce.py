@@ -18,6 +18,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, float64, int64
 from minitorch.layout import normalize_dim, normalize_dims, numel
+from minitorch.ops.binary import apply_zip
 from minitorch.ops.common import cast, require_tensor
 from minitorch.ops.lean_lane import nothing_records
 
@@ -418,12 +419,20 @@ class Softmax(Function):
 
 
 class LogSoftmax(Function):
-    """y = x - logsumexp(x);  dL/dx = g - softmax(x) * sum(g)"""
+    """y = x - logsumexp(x);  dL/dx = g - softmax(x) * sum(g)
+
+    With ``m`` the line's max (so that no ``exp`` overflows) and ``s = x - m``::
+
+        y = s - log(sum(exp(s)))           5 kernels: max, -, exp, sum, sub_log
+        dL/dx = g - exp(y) * sum(g)        3 kernels: sum, exp_mul, -
+
+    ``sub_log`` and ``exp_mul`` are two steps fused into one pass each (the scalar-op
+    table); a backward that records (``create_graph=True``) writes the formula out."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dim: int) -> Tensor:
         shifted = x - fold("max", x, (dim,), keepdim=True)
-        y = shifted - fold("sum", shifted.exp(), (dim,), keepdim=True).log()
+        y = apply_zip("sub_log", shifted, fold("sum", shifted.exp(), (dim,), keepdim=True))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -431,8 +440,8 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         (y,) = ctx.saved_tensors
-        if nothing_records():  # a plain backward: the sum's kernel at once
-            return grad - y.exp() * fold("sum", grad, (ctx.dim,), keepdim=True), None
+        if nothing_records():  # a plain backward: the sum's kernel at once, exp and * fused
+            return grad - apply_zip("exp_mul", y, fold("sum", grad, (ctx.dim,), keepdim=True)), None
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
 
 
