@@ -23,6 +23,7 @@ from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
 from minitorch.ops.gather import pick_per_row, scatter_per_row
+from minitorch.ops.lean_lane import lean_zip_into
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -162,9 +163,11 @@ class NllLoss(Function):
             picked = picked * ctx.weights
         if reduction == "none":
             return (-picked).reshape(target_shape)
-        # The minus sign goes where it costs least: on the one number of a sum or mean.
+        # The minus sign goes where it costs least: on the one number of a sum or mean,
+        # divided where it lies (the sum is new: no one else holds it).
         total = reduce.fold("sum", picked, (0,), False)
-        return -total if reduction == "sum" else total / -ctx.total
+        divisor = -1 if reduction == "sum" else -ctx.total
+        return total if lean_zip_into("div", total, divisor) else total / divisor
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
@@ -200,8 +203,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
         """Refuse a class index out of range (it must never reach the gather kernel,
         which does no bounds checks); answer whether every target counts (none is
         ``ignore_index``). On the host: a few integers, cheaper than kernels."""
-        if values.size == 0 or (values.min() >= 0 and values.max() < classes
-                                and not 0 <= ignore_index < classes):  # fmt: skip
+        unsigned = values.view(f"u{values.itemsize}")  # (a negative index reads as a huge one)
+        if values.size == 0 or (unsigned.max() < classes and not 0 <= ignore_index < classes):
             return True  # the usual case: every target is a class, none can be ignore_index
         valid = values != ignore_index
         bad = valid & ((values < 0) | (values >= classes))
