@@ -418,8 +418,9 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
     return out
 
 
-# ``map``, ``zip``, ``reduce`` and ``matmul``, the primitives of every small op and layer,
-# go one step further:
+# ``map``, ``zip``, ``reduce``, ``matmul`` and ``gather``, the primitives of every small op
+# and layer (``gather``: a classification loss's pick of each sample's class), go one step
+# further:
 # a *plan*, remembered per layout, runs them. A plan is a function ``run(out, a[, b],
 # out_offset, a_offset[, b_offset])`` of the storages and offsets alone, made once for
 # everything else a call depends on, which is its key:
@@ -428,6 +429,8 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
 #     ("reduce", op, backend name, out's dtype, a's dtype, a's shape, dim, strides of out, a)
 #     ("matmul", "matmul", backend name, out's dtype, a's dtype, out's shape (B, n, m), k,
 #      strides of out, a, b)
+#     ("gather", "gather", backend name, out's dtype, a's dtype, out's shape, dim, a's shape,
+#      strides of out, a, index)
 #
 # The backend name is the one active for the device now (so ``set_backend`` or ``with
 # backend(...)`` finds other plans), the dtypes and strides are read from the tensors on
@@ -435,7 +438,7 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
 # plan never holds a tensor, and in-place writes, views of changed bases, or storage the
 # allocator hands out again cannot make one stale. A plan is a pure function of its key,
 # so all threads share them. A backend that offers runners (``map_runner``,
-# ``zip_runner``, ``reduce_runner``, ``matmul_runner``: the Numba backend) gives its own,
+# ``zip_runner``, ``reduce_runner``, ``matmul_runner``, ``gather_runner``: the Numba backend) gives its own,
 # which calls the kernel directly;
 # otherwise the plan calls the primitive with ``Strided`` operands, as the line above.
 # (``tests/core/test_op_plans.py`` checks both, and when a plan is used.)
@@ -461,6 +464,14 @@ def _new_plan(key: tuple) -> Any:
             reduce_along(op, out, a, dim)
 
         run = _primitive_plan(reduce_call, (_reduced_shape(shape, dim), shape), all_strides)
+    elif primitive == "gather":  # (the layout starts with the dim and a's shape)
+        dim, a_shape, *all_strides = layout
+        gather_along = module.gather
+
+        def gather_call(out: Strided, a: Strided, index: Strided) -> None:
+            gather_along(out, a, dim, index)
+
+        run = _primitive_plan(gather_call, (shape, a_shape, shape), all_strides)
     elif primitive == "matmul":  # (the layout starts with the length of the sums)
         (depth, *all_strides), (batch, rows, cols) = layout, shape
         run = _primitive_plan(module.matmul, (shape, (batch, rows, depth), (batch, depth, cols)), all_strides)
@@ -570,7 +581,14 @@ def matmul(out: Any, a: Any, b: Any) -> Any:
 def gather(out: Any, a: Any, dim: int, index: Any) -> Any:
     if recording:
         return _run_recorded("gather", "gather", out, (a, index), (out, a, dim, index))
-    _backend(out, (a, index)).gather(_strided(out), _strided(a), dim, _strided(index))
+    device = out.device
+    if a.device is not device or index.device is not device:
+        _backend(out, (a, index))  # (raises for two devices)
+    # A plan too, keyed by out's shape (the index's), the dim and a's shape.
+    key = ("gather", "gather", active_backends[device.type], out.dtype, a.dtype, out._shape, dim, a._shape,
+           out._strides, a._strides, index._strides)  # fmt: skip
+    run = _plans.get(key) or _new_plan(key)
+    run(out._storage, a._storage, index._storage, out._offset, a._offset, index._offset)
     return out
 
 

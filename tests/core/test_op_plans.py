@@ -225,6 +225,32 @@ def test_matmul_keeps_plans_per_layout_and_agrees_with_pytorch(dtype, dispatch_p
     assert {key[6] for key in dispatch_plans if key[0] == "matmul"} == {0, 3, 4, 6, 7, 40}  # sums
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64"])
+def test_gather_keeps_plans_per_layout_and_agrees_with_pytorch(dtype, dispatch_plans, backend):
+    """``dispatch.gather`` keeps a plan per (out's shape, dim, a's shape, the strides): a
+    second gather of the same layouts finds it, and every layout gives PyTorch's values
+    (a loss's pick of each sample's class is ``dim=1`` with one column of indices)."""
+    rng = np.random.default_rng(11)
+    source = (rng.standard_normal((6, 5, 4)) * 3).astype(dtype)
+    cases = {  # name -> (source view, dim, index shape)
+        "rows, one column": (source[:, :, 0], 1, (6, 1)),
+        "transposed": (source[:, 0, :].T, 0, (3, 6)),
+        "sliced, 3-d": (source[::2, 1:, :], 2, (3, 4, 2)),
+        "dim 0": (source[:, :, 1], 0, (4, 5)),
+        "empty": (source[:, :, 2], 1, (0, 5)),
+    }
+    for name, (x, dim, index_shape) in cases.items():
+        index = rng.integers(0, x.shape[dim], size=index_shape)
+        a, ta = as_tensor(mt, x), as_tensor(torch, x)
+        i, ti = mt.tensor(index), torch.tensor(index)
+        for _ in range(2):
+            found = dispatch_plans.found
+            close_to_torch(a.gather(dim, i), ta.gather(dim, ti))
+        if index.size:
+            assert dispatch_plans.found > found, f"{name}: the second gather finds its plan"
+    assert {key[6] for key in dispatch_plans if key[0] == "gather"} == {0, 1, 2}  # the dims
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32", "bool"])
 def test_dtypes_without_a_runner_use_the_primitive_through_their_plan(dtype):
     """16-bit floats are widened by the Numba primitives, so their plans call ``zip`` and

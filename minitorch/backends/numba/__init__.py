@@ -419,15 +419,32 @@ def indexing_arrays(shape: tuple, all_strides: tuple):
             np.array(all_strides, dtype=np.int64).reshape(len(all_strides), len(shape)))  # fmt: skip
 
 
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def gather_runner(op: str, shape: tuple[int, ...], dim: int, a_shape: tuple[int, ...],
+                  out_strides: tuple[int, ...], a_strides: tuple[int, ...],
+                  index_strides: tuple[int, ...]):  # fmt: skip
+    """``run(out, a, index, out_offset, a_offset, index_offset)``: ``gather`` along ``dim``
+    into an ``out`` of ``shape`` (the index's), on storages laid out so, with the layout
+    arrays made once; ``op`` is always ``"gather"`` (``a_shape`` keys the plan only)."""
+    total = numel(shape)
+    if total == 0:
+        return _nothing_to_run
+    shape_array, strides_array = indexing_arrays(shape, (out_strides, a_strides, index_strides))
+
+    def run(out, a, index, out_offset: int, a_offset: int, index_offset: int) -> None:
+        args = (out, a, index, shape_array, strides_array, offsets_array(out_offset, a_offset, index_offset),
+                dim, total)  # fmt: skip
+        parallel_policy.run("gather", "gather", total, (gather_kernel, gather_kernel), args)
+
+    return run
+
+
 @through_float32
 def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
     """``out[i][j][k] = a[i][index[i][j][k]][k]`` (shown for ``dim == 1``)."""
-    total = numel(out.shape)
-    if total == 0:
-        return
-    shape, strides, offsets = _indexing_layout(out.shape, out, a, index)
-    args = (out.storage, a.storage, index.storage, shape, strides, offsets, dim, total)
-    parallel_policy.run("gather", "gather", total, (gather_kernel, gather_kernel), args)
+    run = gather_runner("gather", tuple(out.shape), dim, tuple(a.shape), tuple(out.strides), tuple(a.strides),
+                        tuple(index.strides))  # fmt: skip
+    run(out.storage, a.storage, index.storage, out.offset, a.offset, index.offset)
 
 
 @through_float32
