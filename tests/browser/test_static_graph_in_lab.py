@@ -97,7 +97,9 @@ def test_static_graph_renders_beside_the_autograd_graph(lab_server, browser) -> 
         captured = widget.locator(".mt-canvas-captured")
         autograd = widget.locator(".mt-canvas-autograd")
         nodes = int(widget.get_attribute("data-nodes"))
-        assert nodes > int(widget.get_attribute("data-kernels")) > 20  # kernels plus buffers
+        # kernels plus buffers: a two-layer step's forward, backward and optimizer kernels
+        # (18 since a leaf keeps a gradient no one else holds, with no copy kernel)
+        assert nodes > int(widget.get_attribute("data-kernels")) > 15
         expect(captured.locator("[data-node]")).to_have_count(nodes)
         expect(autograd.locator("[data-node]")).not_to_have_count(0)
         expect(captured.locator(".mt-band")).to_have_count(3)
