@@ -178,7 +178,6 @@ def lean_zip_into(op: str, t: Tensor, other: object) -> bool:
 def _new_plan_into(key: tuple, op: str, t: Tensor, other: Tensor) -> object:
     """The kernel call of ``t op= other`` for these layouts, remembered; ``None`` (not
     remembered) when the write cannot be made in place this way."""
-    global plans_made
     if any(stride == 0 and size > 1 for size, stride in zip(t._shape, t._strides)):
         return None  # several elements in one cell: the general path raises PyTorch's error
     try:
@@ -189,11 +188,7 @@ def _new_plan_into(key: tuple, op: str, t: Tensor, other: Tensor) -> object:
     operand = broadcast_view(other, t._shape)
     run = dispatch.plan("zip", op, t.device.type, t.dtype, t.dtype, t._shape, t._strides, t._strides,
                         operand._strides)  # fmt: skip
-    if len(_plans) >= PLAN_CACHE_SIZE:
-        _plans.clear()
-    _plans[key] = run
-    plans_made += 1
-    return run
+    return _remember(key, run)
 
 
 def records_nothing(t: Tensor) -> bool:
@@ -216,11 +211,16 @@ def nothing_records() -> bool:
 def _new_plan(key: tuple, op: str, a: Tensor, b: Tensor) -> ZipPlan | None:
     """The plan for ``key``, made and remembered; ``None`` (not remembered) when the
     shapes of ``a`` and ``b`` do not broadcast."""
-    global plans_made
     try:
         plan = ZipPlan(op, a, b)
     except RuntimeError:
         return None
+    return _remember(key, plan)
+
+
+def _remember(key: tuple, plan: object) -> object:
+    """Keep ``plan`` for ``key`` (starting afresh when the cache is full) and count it."""
+    global plans_made
     if len(_plans) >= PLAN_CACHE_SIZE:
         _plans.clear()
     _plans[key] = plan
