@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from minitorch import dispatch
@@ -63,11 +65,27 @@ class Node:
     # For each graph input (edge of ``next_functions``): its ``(shape, dtype, device)``,
     # which the engine un-broadcasts and casts the gradient to (None: sent as it is).
     input_meta: list | None = None
+    # Hooks on the gradients the node receives (output_nr -> hooks, ``register_hook``) and
+    # the outputs that keep their gradient (output_nr -> weak reference, ``retain_grad``).
+    # Most nodes have neither: they share these empty, read-only mappings until
+    # ``hooks_of`` or ``retain`` gives them dicts of their own.
+    tensor_hooks: Mapping[int, list] = MappingProxyType({})
+    retained: Mapping[int, weakref.ref] = MappingProxyType({})
 
     def __init__(self) -> None:
         self.sequence_nr = next(_sequence)  # creation order: later nodes run first
-        self.tensor_hooks: dict[int, list] = {}  # output_nr -> hooks on that gradient
-        self.retained: dict[int, weakref.ref] = {}  # output_nr -> tensor with retain_grad
+
+    def hooks_of(self, output_nr: int) -> list:
+        """The list of hooks on the gradient of output ``output_nr`` (made on first use)."""
+        if type(self.tensor_hooks) is not dict:
+            self.tensor_hooks = {}
+        return self.tensor_hooks.setdefault(output_nr, [])
+
+    def retain(self, t: Tensor) -> None:
+        """Store the gradient ``t`` (output ``t._output_nr``) receives in ``t.grad``."""
+        if type(self.retained) is not dict:
+            self.retained = {}
+        self.retained[t._output_nr] = weakref.ref(t)
 
     def name(self) -> str:
         return type(self).__name__
@@ -178,7 +196,7 @@ class SavedTensor:
 
     def unpack(self, node: Node) -> Tensor:
         t = self.tensor
-        if t._version != self.version:
+        if t._version_counter.value != self.version:  # (``t._version``)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified "
                 f"by an inplace operation: [{t.dtype} {list(t.shape)}], which is "
@@ -226,7 +244,7 @@ class FunctionCtx:
         node = self._unpacking_for
         if node is None:
             raise RuntimeError("saved tensors can only be read inside backward()")
-        return tuple(s.unpack(node) if s is not None else None for s in self._saved)
+        return tuple([s.unpack(node) if s is not None else None for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Outputs that have no gradient (indices, masks)."""
@@ -244,10 +262,13 @@ def is_python_number(value: Any) -> bool:
 class BackwardNode(Node):
     """The node a ``Function.apply`` leaves behind: calls ``Function.backward``."""
 
+    # For each output: its ``(shape, dtype, device)`` (set by ``Function.apply``), which
+    # a missing output gradient is materialized as (zeros of that shape).
+    output_meta: Sequence[tuple] = ()
+
     def __init__(self, function: type[Function], ctx: FunctionCtx, args: tuple) -> None:
         # (``Node.__init__``, written out: one node is made for every recorded op)
         self.sequence_nr = next(_sequence)
-        self.tensor_hooks, self.retained = {}, {}
         self.function = function
         self.ctx = ctx
         # Which arguments are graph inputs: every tensor, and for ops like ``x + 1`` the
@@ -258,12 +279,16 @@ class BackwardNode(Node):
         edges, self.input_meta = [], []  # one of each per graph input
         for a, needs_grad in zip(args, ctx.needs_input_grad):
             if isinstance(a, Tensor):
+                # (``gradient_edge``, its two common cases written out: an op's output
+                # and a leaf, neither of them a view)
                 if not needs_grad:
                     edges.append((None, 0))
-                elif a._grad_fn is not None and a._base is None:  # (``gradient_edge``, the
-                    edges.append((a._grad_fn, a._output_nr))  # common case written out)
-                else:
+                elif a._base is not None:
                     edges.append(gradient_edge(a))
+                elif a._grad_fn is not None:
+                    edges.append((a._grad_fn, a._output_nr))
+                else:
+                    edges.append((accumulator_of(a), 0))
                 self.input_meta.append((a._shape, a.dtype, a.device))
                 arg_is_input.append(True)
             elif numbers and is_python_number(a):
@@ -273,7 +298,6 @@ class BackwardNode(Node):
             else:
                 arg_is_input.append(False)
         self.next_functions = tuple(edges)
-        self.output_meta: list[tuple] = []
 
     def name(self) -> str:
         return type(self).__name__  # the subclass made by node_class_of
@@ -407,7 +431,7 @@ class Function:
                 if a is out:  # never rewrite an input's history: return a view
                     out = out._view(out._shape, out._strides, out._offset)
                     break
-            node.output_meta = [(out._shape, out.dtype, out.device)]
+            node.output_meta = ((out._shape, out.dtype, out.device),)
             if out.dtype.is_floating_point and id(outputs) not in ctx._non_differentiable:
                 out._grad_fn, out._output_nr, out._requires_grad = node, 0, True
             if ctx._to_save:
@@ -419,6 +443,7 @@ class Function:
         is_tuple = isinstance(outputs, tuple)
         results = list(outputs) if is_tuple else [outputs]
         node.num_outputs = len(results)
+        node.output_meta = []
         input_ids = set(map(id, args))
         for i, out in enumerate(results):
             if not isinstance(out, Tensor):

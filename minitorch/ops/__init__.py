@@ -25,7 +25,6 @@ Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so tha
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from minitorch import autograd, creation
@@ -65,7 +64,7 @@ def register_hook(t: Tensor, hook: Any) -> Any:
     if not t.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     node, output_nr = gradient_edge(t)
-    hooks = node.tensor_hooks.setdefault(output_nr, [])
+    hooks = node.hooks_of(output_nr)
     hooks.append(hook)
     if t.is_leaf:  # the leaf keeps the hooks (not the node: that would be a cycle)
         t._backward_hooks = node.tensor_hooks
@@ -88,7 +87,7 @@ def retain_grad(t: Tensor) -> None:
     if t.is_leaf or t._retains_grad:
         return
     t._retains_grad = True
-    t.grad_fn.retained[t._output_nr] = weakref.ref(t)
+    t.grad_fn.retain(t)
 
 
 def _reflect(function: Any) -> Any:

@@ -127,8 +127,10 @@ def saved_operands(ctx: FunctionCtx) -> tuple:
     """``(a, b, *outputs)`` as ``save_operands`` kept them: each operand is its saved
     tensor, or its number (``None`` when neither was kept)."""
     saved = ctx.saved_tensors
-    a, b = (t if t is not None else n for t, n in zip(saved[:2], ctx.numbers))
-    return (a, b, *saved[2:])
+    number_a, number_b = ctx.numbers
+    a = saved[0] if saved[0] is not None else number_a
+    b = saved[1] if saved[1] is not None else number_b
+    return (a, b, *saved[2:]) if len(saved) > 2 else (a, b)
 
 
 class Add(Function):
