@@ -83,21 +83,29 @@ def _dims_to_sum(grad_shape: tuple[int, ...], shape: tuple[int, ...]) -> tuple[i
     return extra, tuple(d for d, s in enumerate(shape) if s == 1 and grad_shape[extra + d] != 1)
 
 
+@functools.lru_cache(maxsize=1024)
+def _folds(grad_shape: tuple[int, ...], extra: int, stretched: tuple[int, ...]) -> tuple:
+    """The ``reduce`` calls of ``_sum_without_graph``: each dim it folds, and the shape
+    after folding it (size 1 there)."""
+    folds, shape = [], grad_shape
+    for d in (*range(extra), *(extra + d for d in stretched)):
+        shape = shape[:d] + (1,) + shape[d + 1 :]
+        folds.append((d, shape))
+    return tuple(folds)
+
+
 def _sum_without_graph(grad: Tensor, extra: int, stretched: tuple[int, ...]) -> Tensor:
     """``sum_to`` when nothing records a graph or a trace (a backward without
     ``create_graph``, the usual case): the same sums, in the same order and so the same
     bits, as ``grad.sum(...)`` computes them, one dimension at a time with the ``reduce``
     kernel, without the ``Function.apply`` of each ``sum`` (nothing to record). The
     ``extra`` leading dimensions, kept with size 1 while summing, are dropped at the end."""
-    for d in (*range(extra), *(extra + d for d in stretched)):
-        shape = grad._shape[:d] + (1,) + grad._shape[d + 1 :]
+    for d, shape in _folds(grad._shape, extra, stretched):
         grad = dispatch.reduce("sum", Tensor._empty(shape, grad.dtype, grad.device), grad, d)
-    if not extra:
-        return grad
-    # The leading size-1 dimensions dropped. The summed tensor is new and seen by no one
-    # else, so the result takes its storage as a tensor of its own, not a view of it.
-    return Tensor._make(grad._storage, grad._shape[extra:], grad._strides[extra:], grad._offset, grad.dtype,
-                        grad.device)  # fmt: skip
+    if extra:  # The leading size-1 dimensions dropped. The summed tensor is new and seen
+        # by no one else, so they are dropped from its own shape and strides, where it lies.
+        grad._shape, grad._strides = grad._shape[extra:], grad._strides[extra:]
+    return grad
 
 
 def _count_dependencies(roots: Sequence[Node]) -> dict[Node, int]:

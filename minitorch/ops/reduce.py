@@ -31,12 +31,14 @@ def fold(op: str, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
     new tensor: a 0-d ``x`` (nothing to fold) is one run of one element.
 
     Without ``keepdim`` the folded size-1 dimensions are dropped. The folded tensor is
-    new and seen by no one else, so the result takes over its storage as a tensor of its
-    own rather than a view of it (with no dims, nothing was folded: then it is a view)."""
+    new and seen by no one else, so they are dropped from its own shape and strides: the
+    result is a tensor of its own, not a view (with no dims, nothing was folded: then
+    it is a view of ``x``)."""
     if not x._shape:
         one = x._view((1,), (1,), x._offset)
         summed = dispatch.reduce(op, Tensor._empty((1,), x.dtype, x.device), one, 0)
-        return Tensor._make(summed._storage, (), (), 0, x.dtype, x.device)
+        summed._shape, summed._strides = (), ()  # (new, seen by no one else: reshaped where it lies)
+        return summed
     if not dims:
         return x if keepdim else x._view(*_squeezed(x, dims))
     for d in dims:
@@ -47,8 +49,8 @@ def fold(op: str, x: Tensor, dims: tuple[int, ...], keepdim: bool) -> Tensor:
         shape = x._shape[:d] + (1,) + x._shape[d + 1 :]
         out = Tensor._empty(shape, x.dtype, x.device)
         x = dispatch.reduce(op, out, x, d)
-    if not keepdim:
-        x = Tensor._make(x._storage, *_squeezed(x, dims), x.dtype, x.device)
+    if not keepdim:  # (``x`` is new and seen by no one else: its size-1 dims dropped where it lies)
+        x._shape, x._strides, x._offset = _squeezed(x, dims)
     return x
 
 
