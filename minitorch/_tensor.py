@@ -123,8 +123,11 @@ class Tensor:
         self._grad_fn: Any = None
         self._output_nr = 0
         self._base = base
-        self._version_counter = base._version_counter if base is not None else VersionCounter()
-        self._history_version = self._version_counter.value  # a view's: see ``grad_fn``
+        if base is None:
+            self._version_counter, self._history_version = VersionCounter(), 0
+        else:  # a view shares its base's counter, and notes where it stood (see ``grad_fn``)
+            self._version_counter = counter = base._version_counter
+            self._history_version = counter.value
         self._grad_accumulator: weakref.ref | None = None
         self._backward_hooks: dict | None = None  # a leaf's hooks, shared with its node
         self._retains_grad = False
