@@ -414,3 +414,27 @@ def test_a_gradient_kept_by_retain_graph_formulas_is_still_right_the_second_time
     loss.backward()
     assert first.tolist() == [[2.5, 0.0], [2.5, 0.0]]  # the kept tensor was not added into
     assert w.grad.tolist() == [[5.0, 0.0], [5.0, 0.0]]
+
+
+def test_hooks_and_retained_gradients_stay_with_the_node_they_were_registered_on():
+    """Nodes share one empty, read-only mapping of hooks until one needs its own: a hook
+    or ``retain_grad`` on one op's output must not reach another node's gradients, and
+    each gradient must match PyTorch's."""
+    seen = {}
+    results = {}
+    for lib in (mt, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        a = x * 2
+        b = x * 3
+        c = a * b
+        a.register_hook(lambda g, lib=lib: seen.setdefault(lib.__name__, []).append(g.tolist()) or g * 10)
+        b.retain_grad()
+        c.sum().backward()
+        results[lib.__name__] = (x.grad.tolist(), b.grad.tolist(), a.grad)
+    assert seen["minitorch"] == seen["torch"] == [[3.0, 6.0, 9.0]]
+    assert results["minitorch"] == results["torch"]
+    assert results["minitorch"][2] is None  # a hook alone does not retain a's gradient
+    plain = (mt.tensor([1.0], requires_grad=True) * 2).grad_fn
+    assert not plain.tensor_hooks and not plain.retained
+    with pytest.raises(TypeError):  # the shared empty mapping cannot be written by mistake
+        plain.tensor_hooks[0] = []
