@@ -578,6 +578,36 @@ def matmul(out: Any, a: Any, b: Any) -> Any:
     return out
 
 
+def matrix_product(out: Any, a: Any, b: Any) -> Any:
+    """``matmul`` of three matrices (2-D; the usual ``x @ w`` and its gradients): the
+    kernel's batch of one ``[1, n, k] @ [1, k, m]``, whose plan is found from the
+    matrices' own layouts, so no 3-D views of them are made (the batch stride is never
+    stepped along). Only when nothing records: a trace or capture gets the
+    3-D tensors of ``matmul`` (``ops/linalg.py`` decides)."""
+    device = out.device
+    if a.device is not device or b.device is not device:
+        _backend(out, (a, b))  # (raises for two devices)
+    key = ("matrix product", active_backends[device.type], out.dtype, a.dtype, out._shape, a._shape[1],
+           out._strides, a._strides, b._strides)  # fmt: skip
+    run = _plans.get(key) or _new_matrix_plan(key)
+    run(out._storage, a._storage, b._storage, out._offset, a._offset, b._offset)
+    return out
+
+
+def _new_matrix_plan(key: tuple) -> Any:
+    """The plan of ``matrix_product``: ``matmul``'s plan for the batch of one (with the
+    batch strides ``linalg.one_batch`` gives its views), kept under the matrices' key too."""
+    _, backend_name, out_dtype, a_dtype, (rows, cols), depth, out_strides, a_strides, b_strides = key
+    batch_key = ("matmul", "matmul", backend_name, out_dtype, a_dtype, (1, rows, cols), depth,
+                 (rows * cols, *out_strides), (rows * depth, *a_strides),
+                 (depth * cols, *b_strides))  # fmt: skip
+    run = _plans.get(batch_key) or _new_plan(batch_key)
+    if len(_plans) >= PLAN_CACHE_SIZE:
+        _plans.clear()
+    _plans[key] = run
+    return run
+
+
 def gather(out: Any, a: Any, dim: int, index: Any) -> Any:
     if recording:
         return _run_recorded("gather", "gather", out, (a, index), (out, a, dim, index))

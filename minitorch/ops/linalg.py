@@ -48,14 +48,24 @@ def product(a: Tensor, b: Tensor) -> Tensor:
     """``a @ b`` for operands of at least 2 dimensions, without a graph: the kernel call
     of ``Matmul.forward``, and all of ``grad @ w`` in a backward formula (``matmul``)."""
     if len(a._shape) == 2 and len(b._shape) == 2:  # two matrices (the usual case): a batch of one
-        out = Tensor._empty((a._shape[0], b._shape[1]), a.dtype, a.device)
-        dispatch.matmul(one_batch(out), one_batch(a), one_batch(b))
-        return out
+        return multiply_matrices(Tensor._empty((a._shape[0], b._shape[1]), a.dtype, a.device), a, b)
     batch = batch_shape(a._shape, b._shape)
     n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
     out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
     dispatch.matmul(out, as_batch(a, batch, n, k), as_batch(b, batch, k, m))
     return out._view(batch + (n, m), layout.contiguous_strides(batch + (n, m)), 0)
+
+
+def multiply_matrices(out: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """``out = a @ b`` for three matrices: one kernel call on the batch of one the kernel
+    takes. While a trace or capture records, it is given as 3-D views (``one_batch``),
+    which it shows; otherwise ``dispatch.matrix_product`` finds the same plan from the
+    matrices' layouts without making them."""
+    if dispatch.recording:
+        dispatch.matmul(one_batch(out), one_batch(a), one_batch(b))
+    else:
+        dispatch.matrix_product(out, a, b)
+    return out
 
 
 def one_batch(t: Tensor) -> Tensor:
@@ -117,8 +127,7 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, bias: Tensor, x: Tensor, w_t: Tensor) -> Tensor:
         ctx.save_for_backward(x, w_t)
-        out = Tensor._empty((x._shape[0], w_t._shape[1]), x.dtype, x.device)
-        dispatch.matmul(one_batch(out), one_batch(x), one_batch(w_t))
+        out = multiply_matrices(Tensor._empty((x._shape[0], w_t._shape[1]), x.dtype, x.device), x, w_t)
         bias_rows = Tensor._make(bias._storage, out._shape, (0, bias._strides[0]), bias._offset,
                                  bias.dtype, bias.device)  # (the bias read for every row: stride 0)
         return dispatch.zip("add", out, out, bias_rows)
