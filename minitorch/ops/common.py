@@ -65,14 +65,6 @@ def python_number(value: Any) -> Any:
 _scalars: dict[tuple, Tensor] = {}
 
 
-def _cache_key(value: Number) -> tuple:
-    """``0.0 == -0.0`` and ``nan != nan``, so a float is keyed by its bit pattern: the two
-    zeros get two entries (``x / -0.0`` must give ``-inf``) and NaN is found again."""
-    if isinstance(value, float):
-        return (float, struct.pack("<d", value))
-    return (type(value), value)
-
-
 def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
     """A 0-d tensor holding ``value``, on ``like``'s device, for a kernel to read.
 
@@ -80,7 +72,13 @@ def scalar_tensor(value: Number, dtype: DType, like: Tensor) -> Tensor:
     step, so these internal operands are remembered. They never reach users, so nobody
     can change them in place."""
     device = like.device  # keyed by its fields: a device's own hash is a Python call
-    key = (*_cache_key(value), dtype, device.type, device.index)
+    if type(value) is float and (value == 0.0 or value != value):
+        # ``0.0 == -0.0`` and ``nan != nan``: these floats are keyed by their bit pattern,
+        # so the two zeros get two entries (``x / -0.0`` must give ``-inf``) and NaN is
+        # found again. (Any other number is its own key, with its type: ``1 != 1.0`` here.)
+        key = (float, struct.pack("<d", value), dtype, device.type, device.index)
+    else:
+        key = (type(value), value, dtype, device.type, device.index)
     found = _scalars.get(key)
     if found is None:
         if dtype.category == 1 and isinstance(value, int):  # wraps around, as in PyTorch:
