@@ -418,9 +418,9 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
     return out
 
 
-# ``map``, ``zip``, ``reduce``, ``matmul`` and ``gather``, the primitives of every small op
-# and layer (``gather``: a classification loss's pick of each sample's class), go one step
-# further:
+# ``map``, ``zip``, ``reduce``, ``matmul``, ``gather`` and ``scatter_add``, the primitives of
+# every small op and layer (``gather``: a classification loss's pick of each sample's class;
+# ``scatter_add``: its gradient), go one step further:
 # a *plan*, remembered per layout, runs them. A plan is a function ``run(out, a[, b],
 # out_offset, a_offset[, b_offset])`` of the storages and offsets alone, made once for
 # everything else a call depends on, which is its key:
@@ -431,6 +431,8 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
 #      strides of out, a, b)
 #     ("gather", "gather", backend name, out's dtype, a's dtype, out's shape, dim, a's shape,
 #      strides of out, a, index)
+#     ("scatter_add", "scatter_add", backend name, out's dtype, src's dtype, src's shape, dim,
+#      out's shape, strides of out, index, src)
 #
 # The backend name is the one active for the device now (so ``set_backend`` or ``with
 # backend(...)`` finds other plans), the dtypes and strides are read from the tensors on
@@ -438,7 +440,8 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
 # plan never holds a tensor, and in-place writes, views of changed bases, or storage the
 # allocator hands out again cannot make one stale. A plan is a pure function of its key,
 # so all threads share them. A backend that offers runners (``map_runner``,
-# ``zip_runner``, ``reduce_runner``, ``matmul_runner``, ``gather_runner``: the Numba backend) gives its own,
+# ``zip_runner``, ``reduce_runner``, ``matmul_runner``, ``gather_runner``,
+# ``scatter_add_runner``: the Numba backend) gives its own,
 # which calls the kernel directly;
 # otherwise the plan calls the primitive with ``Strided`` operands, as the line above.
 # (``tests/core/test_op_plans.py`` checks both, and when a plan is used.)
@@ -472,6 +475,14 @@ def _new_plan(key: tuple) -> Any:
             gather_along(out, a, dim, index)
 
         run = _primitive_plan(gather_call, (shape, a_shape, shape), all_strides)
+    elif primitive == "scatter_add":  # (the layout starts with the dim and out's shape)
+        dim, out_shape, *all_strides = layout
+        scatter_along = module.scatter_add
+
+        def scatter_call(out: Strided, index: Strided, src: Strided) -> None:
+            scatter_along(out, dim, index, src)
+
+        run = _primitive_plan(scatter_call, (out_shape, shape, shape), all_strides)
     elif primitive == "matmul":  # (the layout starts with the length of the sums)
         (depth, *all_strides), (batch, rows, cols) = layout, shape
         run = _primitive_plan(module.matmul, (shape, (batch, rows, depth), (batch, depth, cols)), all_strides)
@@ -625,7 +636,14 @@ def gather(out: Any, a: Any, dim: int, index: Any) -> Any:
 def scatter_add(out: Any, dim: int, index: Any, src: Any) -> Any:
     if recording:
         return _run_recorded("scatter_add", "scatter_add", out, (index, src), (out, dim, index, src))
-    _backend(out, (index, src)).scatter_add(_strided(out), dim, _strided(index), _strided(src))
+    device = out.device
+    if index.device is not device or src.device is not device:
+        _backend(out, (index, src))  # (raises for two devices)
+    # A plan too, keyed by src's shape (the index's), the dim and out's shape.
+    key = ("scatter_add", "scatter_add", active_backends[device.type], out.dtype, src.dtype, src._shape, dim,
+           out._shape, out._strides, index._strides, src._strides)  # fmt: skip
+    run = _plans.get(key) or _new_plan(key)
+    run(out._storage, index._storage, src._storage, out._offset, index._offset, src._offset)
     return out
 
 

@@ -272,6 +272,35 @@ def test_gather_keeps_plans_per_layout_and_agrees_with_pytorch(dtype, dispatch_p
     assert {key[6] for key in dispatch_plans if key[0] == "gather"} == {0, 1, 2}  # the dims
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64"])
+def test_scatter_add_keeps_plans_per_layout_and_agrees_with_pytorch(dtype, dispatch_plans, backend):
+    """``dispatch.scatter_add`` keeps a plan per (src's shape, dim, out's shape, the
+    strides): a second scatter of the same layouts finds it, and every layout, with
+    repeated indices adding into one cell, gives PyTorch's values (a loss's gradient is
+    ``dim=1`` with one column of indices)."""
+    rng = np.random.default_rng(12)
+    target = (rng.standard_normal((6, 5, 4)) * 3).astype(dtype)
+    values = (rng.standard_normal((6, 5, 4)) * 3).astype(dtype)
+    cases = {  # name -> (target view, dim, source view)
+        "rows, one column": (target[:, :, 0], 1, values[:, :1, 0]),
+        "transposed": (target[:, 0, :].T, 0, values[:3, 0, :].T),
+        "sliced, 3-d": (target[::2, 1:, :], 2, values[::2, 1:, :2]),
+        "dim 0, repeated": (target[:, :, 1], 0, values[:, :, 1]),
+        "empty": (target[:, :, 2], 1, values[:, :0, 2]),
+    }
+    for name, (x, dim, src) in cases.items():
+        index = rng.integers(0, x.shape[dim], size=src.shape)
+        i, ti = mt.tensor(index), torch.tensor(index)
+        s, ts = as_tensor(mt, src), as_tensor(torch, src)
+        for _ in range(2):
+            found = dispatch_plans.found
+            a, ta = as_tensor(mt, x), as_tensor(torch, x)
+            close_to_torch(a.scatter_add(dim, i, s), ta.scatter_add(dim, ti, ts))
+        if index.size:
+            assert dispatch_plans.found > found, f"{name}: the second scatter finds its plan"
+    assert {key[6] for key in dispatch_plans if key[0] == "scatter_add"} == {0, 1, 2}  # the dims
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int32", "bool"])
 def test_dtypes_without_a_runner_use_the_primitive_through_their_plan(dtype):
     """16-bit floats are widened by the Numba primitives, so their plans call ``zip`` and

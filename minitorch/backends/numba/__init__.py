@@ -405,14 +405,6 @@ def offsets_array(*offsets: int) -> np.ndarray:
     return np.array(offsets, dtype=np.int64)
 
 
-def _indexing_layout(shape, *operands: Strided):
-    """The int64 arrays gather and scatter_add read their layout from: the shape, each
-    operand's strides (one row each) and their offsets, each made once per layout (a loss
-    gathers and scatters the same shapes on every step; the kernels only read them)."""
-    shape_array, strides_array = indexing_arrays(tuple(shape), tuple(tuple(o.strides) for o in operands))
-    return shape_array, strides_array, offsets_array(*(o.offset for o in operands))
-
-
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
 def indexing_arrays(shape: tuple, all_strides: tuple):
     return (np.array(shape, dtype=np.int64),
@@ -447,11 +439,29 @@ def gather(out: Strided, a: Strided, dim: int, index: Strided) -> None:
     run(out.storage, a.storage, index.storage, out.offset, a.offset, index.offset)
 
 
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def scatter_add_runner(op: str, shape: tuple[int, ...], dim: int, out_shape: tuple[int, ...],
+                       out_strides: tuple[int, ...], index_strides: tuple[int, ...],
+                       src_strides: tuple[int, ...]):  # fmt: skip
+    """``run(out, index, src, out_offset, index_offset, src_offset)``: ``scatter_add``
+    along ``dim`` of a ``src`` of ``shape`` (the index's), on storages laid out so, with
+    the layout arrays made once; ``op`` is always ``"scatter_add"`` (``out_shape`` keys
+    the plan only). Serial, as the kernel must be."""
+    total = numel(shape)
+    if total == 0:
+        return _nothing_to_run
+    shape_array, strides_array = indexing_arrays(shape, (src_strides, out_strides, index_strides))
+
+    def run(out, index, src, out_offset: int, index_offset: int, src_offset: int) -> None:
+        offsets = offsets_array(src_offset, out_offset, index_offset)
+        scatter_add_kernel(out, index, src, shape_array, strides_array, offsets, dim, total)
+
+    return run
+
+
 @through_float32
 def scatter_add(out: Strided, dim: int, index: Strided, src: Strided) -> None:
     """``out[i][index[i][j][k]][k] += src[i][j][k]`` (shown for ``dim == 1``)."""
-    total = numel(src.shape)
-    if total == 0:
-        return
-    shape, strides, offsets = _indexing_layout(src.shape, src, out, index)
-    scatter_add_kernel(out.storage, index.storage, src.storage, shape, strides, offsets, dim, total)
+    run = scatter_add_runner("scatter_add", tuple(src.shape), dim, tuple(out.shape), tuple(out.strides),
+                             tuple(index.strides), tuple(src.strides))  # fmt: skip
+    run(out.storage, index.storage, src.storage, out.offset, index.offset, src.offset)
