@@ -168,8 +168,10 @@ def scatter_per_row(shape: tuple[int, int], index: Tensor, values: Tensor) -> Te
 
 
 def _as_column(t: Tensor) -> Tensor:
-    """The vector ``t`` as a one-column matrix, a view with no graph."""
-    return t._view(t._shape + (1,), t._strides + (1,), t._offset)
+    """The vector ``t`` as a one-column matrix, a view with no graph. It reads exactly
+    the elements ``t`` reads, so it needs no bounds check (``Tensor._view``'s)."""
+    base = t._base if t._base is not None else t
+    return Tensor._make(t._storage, t._shape + (1,), t._strides + (1,), t._offset, t.dtype, t.device, base)
 
 
 def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

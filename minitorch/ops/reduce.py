@@ -22,6 +22,7 @@ from minitorch.layout import normalize_dim, normalize_dims, numel
 from minitorch.ops.binary import apply_zip
 from minitorch.ops.common import cast, require_tensor
 from minitorch.ops.lean_lane import nothing_records
+from minitorch.ops.unary import apply_map
 
 # (values, indices), like PyTorch's torch.return_types.max
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
@@ -437,7 +438,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dim: int) -> Tensor:
         shifted = x - fold("max", x, (dim,), keepdim=True)
-        y = apply_zip("sub_log", shifted, fold("sum", shifted.exp(), (dim,), keepdim=True))
+        y = apply_zip("sub_log", shifted, fold("sum", apply_map("exp", shifted), (dim,), keepdim=True))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y

@@ -23,7 +23,7 @@ from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
 from minitorch.ops.gather import pick_per_row, scatter_per_row
-from minitorch.ops.lean_lane import lean_zip_into
+from minitorch.ops.lean_lane import lean_zip_into, nothing_records
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -177,7 +177,10 @@ class NllLoss(Function):
             per_sample = -grad.reshape(ctx.rows)
         else:
             scale = grad / -ctx.total if ctx.reduction == "mean" else -grad
-            per_sample = scale.expand(ctx.rows)
+            if nothing_records():  # a plain backward: the 0-d scale read at every row, a view at once
+                per_sample = scale._view((ctx.rows,), (0,), scale._offset)
+            else:
+                per_sample = scale.expand(ctx.rows)
         if ctx.weights is not None:
             per_sample = per_sample * ctx.weights
         grad_logp = scatter_per_row((ctx.rows, ctx.classes), ctx.index, per_sample)
