@@ -39,10 +39,10 @@ class Tensor:
     _grad_fn: Any
     _output_nr: builtins.int
     _base: Tensor | None
-    _history_version: Any
     _grad_accumulator: weakref.ref | None
     _backward_hooks: dict | None
     _retains_grad: builtins.bool
+    _history_version: Any
     def __init__(self, *data_or_sizes: Any, device: Any = None) -> None:
         """PyTorch's legacy constructor: ``Tensor([[1, 2], [3, 4]])`` copies the values in the default dtype,
         ``Tensor(2, 3)`` makes that shape, ``Tensor()`` an empty tensor, ``Tensor(other)`` shares ``other``'s

@@ -23,7 +23,7 @@ from minitorch.dtypes import int32, int64
 from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
 from minitorch.ops.gather import pick_per_row, scatter_per_row
-from minitorch.ops.lean_lane import lean_zip_into, nothing_records
+from minitorch.ops.lean_lane import lean_zip_into
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -177,10 +177,8 @@ class NllLoss(Function):
             per_sample = -grad.reshape(ctx.rows)
         else:
             scale = grad / -ctx.total if ctx.reduction == "mean" else -grad
-            if nothing_records():  # a plain backward: the 0-d scale read at every row, a view at once
-                per_sample = scale._view((ctx.rows,), (0,), scale._offset)
-            else:
-                per_sample = scale.expand(ctx.rows)
+            # the 0-d scale read at every row: a view (made at once when nothing records)
+            per_sample = reduce.expand_back(scale, (ctx.rows,), (), True)
         if ctx.weights is not None:
             per_sample = per_sample * ctx.weights
         grad_logp = scatter_per_row((ctx.rows, ctx.classes), ctx.index, per_sample)
