@@ -177,8 +177,7 @@ class NllLoss(Function):
             per_sample = -grad.reshape(ctx.rows)
         else:
             scale = grad / -ctx.total if ctx.reduction == "mean" else -grad
-            # the 0-d scale read at every row: a view (made at once when nothing records)
-            per_sample = reduce.expand_back(scale, (ctx.rows,), (), True)
+            per_sample = scale.expand(ctx.rows)
         if ctx.weights is not None:
             per_sample = per_sample * ctx.weights
         grad_logp = scatter_per_row((ctx.rows, ctx.classes), ctx.index, per_sample)
