@@ -84,9 +84,10 @@ else:
     PROGRAM = os.environ["MINITORCH_PROGRAM"] = str(os.getpid())
 
 # Whether this process shares the program's resource tracker, and so registers the names
-# it makes: the main process starts the tracker on its first segment or before its first
-# fork (``_start_tracker``), a spawned child is always handed it, a forked child inherits
-# this variable.
+# it makes: the main process starts the tracker on its first segment, before its first
+# fork, or when it removes a name a spawned child registered (``_start_tracker``: spawning
+# started the tracker already), a spawned child is always handed it, a forked child
+# inherits this variable.
 _tracked = "--multiprocessing-fork" in sys.orig_argv
 _TRACKABLE = SEGMENT_DIR == "/dev/shm"  # the tracker removes names of POSIX shm_open
 
@@ -168,6 +169,8 @@ def _remove(name: str, fd: int) -> None:
     except FileNotFoundError:
         return  # another process was first
     registered = int.from_bytes(os.pread(fd, 8, 8), sys.byteorder, signed=True)
+    if registered:
+        _start_tracker()  # the main process shares the tracker its spawned children use
     if registered and _tracked:
         resource_tracker.unregister("/" + name, "shared_memory")
 

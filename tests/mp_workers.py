@@ -11,6 +11,7 @@ import os
 import time
 
 import minitorch
+from minitorch.utils.data import Dataset
 
 
 def describe(t: minitorch.Tensor) -> tuple:
@@ -77,3 +78,14 @@ def share_one(outbox) -> None:
 
 def fill_seven(t: minitorch.Tensor) -> None:
     t.fill_(7.0)
+
+
+class Filled(Dataset):
+    """Sample ``i``: ``full((3,), i)``, made in the worker (the dataset itself holds no
+    tensor, so the main process shares nothing when it spawns the worker)."""
+
+    def __len__(self) -> int:
+        return 20
+
+    def __getitem__(self, i: int) -> minitorch.Tensor:
+        return minitorch.full((3,), float(i))

@@ -520,6 +520,27 @@ def test_start_methods() -> None:
     assert loader.multiprocessing_context is context
 
 
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_started_workers_leave_the_resource_tracker_clean(method: str) -> None:
+    """Each batch tensor's segment is registered with the resource tracker by the worker
+    that made it, and removed (and so unregistered) by the main process once the batch
+    is gone: at exit the tracker has nothing to clean and nothing to warn about."""
+    program = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+               "from minitorch.utils.data import DataLoader\n"
+               "from tests.mp_workers import Filled\n"
+               f"loader = DataLoader(Filled(), batch_size=4, num_workers=1, multiprocessing_context={method!r})\n"
+               "print(sum(batch.shape[0] for batch in loader))\n")  # fmt: skip
+    child = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        stdout, stderr = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert (child.returncode, stdout) == (0, "20\n"), stderr
+    assert "resource_tracker" not in stderr and "leaked" not in stderr, stderr
+    assert _segments_of({child.pid}) == []  # the program's segments carry its pid
+
+
 @pytest.mark.parametrize("options", [
     {"num_workers": -1}, {"timeout": -1}, {"prefetch_factor": 2}, {"persistent_workers": True},
     {"multiprocessing_context": "spawn"}, {"num_workers": 1, "multiprocessing_context": "bogus"},
