@@ -16,7 +16,7 @@ from typing import Any
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.dtypes import bool_, float64, int64
+from minitorch.dtypes import bfloat16, bool_, float16, float32, float64, int64
 from minitorch.layout import normalize_dim, normalize_dims, numel
 from minitorch.ops.binary import apply_zip
 from minitorch.ops.common import cast, require_tensor
@@ -85,6 +85,15 @@ def sum_dtype(x: Tensor) -> Any:
     return x.dtype if x.dtype.is_floating_point else int64
 
 
+def accumulation_dtype(dtype: Any) -> Any:
+    """The dtype a statistic of ``dtype`` values is computed in: float32 for the 16-bit
+    floats, whose largest value is 65504 (float16) or which keep 8 bits (bfloat16), as
+    PyTorch does. ``mean`` of 4000 values of 30.0 sums to 120000: in float16 that is
+    ``inf``, in float32 it is exact, and 120000 / 4000 = 30.0 rounds back to float16.
+    The statistic is rounded to 16 bits once, at the end."""
+    return float32 if dtype in (float16, bfloat16) else dtype
+
+
 class Sum(Function):
     """y = sum of x over dims;  dy/dx = 1 for every summed element"""
 
@@ -105,13 +114,14 @@ class SumOverDims(Sum):
 
 
 class Mean(Function):
-    """y = sum(x) / n;  dy/dx = 1 / n"""
+    """y = sum(x) / n, summed and divided in the accumulation dtype;  dy/dx = 1 / n"""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dims: tuple, keepdim: bool) -> Tensor:
         ctx.shape, ctx.dims, ctx.keepdim = x._shape, dims, keepdim
         ctx.count = numel([x._shape[d] for d in dims])
-        return fold("sum", x, dims, keepdim) / ctx.count
+        total = fold("sum", cast(x, accumulation_dtype(x.dtype)), dims, keepdim)
+        return cast(total / ctx.count, x.dtype)
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:

@@ -10,6 +10,11 @@ shift; they differ in *which* elements share a mean:
 
 The variance used to normalize is the biased one (divide by ``n``); the running variance
 is updated with the unbiased one (divide by ``n - 1``), as in PyTorch.
+
+A float16 or bfloat16 input is normalized in float32 (``accumulation_dtype``) and the
+result rounded back once, as PyTorch does: in float16 the square of a deviation of 300
+is ``inf`` (the largest float16 is 65504), the variance with it, and the row would come
+out as zeros instead of values near -1 and 1.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Sequence
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.layout import numel
+from minitorch.ops.reduce import accumulation_dtype
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,  # noqa: A002
@@ -31,6 +37,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"batch_norm: expected at least a 2D input [N, C, ...], got "
                          f"{list(input.shape)}")  # fmt: skip
     channels = input.shape[1]
+    wide = input.to(accumulation_dtype(input.dtype))
     dims = (0,) + tuple(range(2, input.ndim))
     shape = (1, channels) + (1,) * (input.ndim - 2)
     if training:
@@ -39,8 +46,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size {input.shape}"
             )
-        mean = input.mean(dims, keepdim=True)
-        centered = input - mean
+        mean = wide.mean(dims, keepdim=True)
+        centered = wide - mean
         var = (centered * centered).mean(dims, keepdim=True)
         if running_mean is not None and running_var is not None:
             with no_grad():
@@ -51,12 +58,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm in evaluation mode needs running_mean and running_var")
-        out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
+        out = (wide - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
     if weight is not None:
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return out
+    return out.to(input.dtype) if wide.dtype is not input.dtype else out
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,  # noqa: A002
@@ -71,12 +78,13 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
             f"{list(input.shape)}"
         )
     dims = tuple(range(input.ndim - count, input.ndim))
-    mean = input.mean(dims, keepdim=True)
-    centered = input - mean
+    wide = input.to(accumulation_dtype(input.dtype))
+    mean = wide.mean(dims, keepdim=True)
+    centered = wide - mean
     var = (centered * centered).mean(dims, keepdim=True)
     out = centered * (var + eps).rsqrt()
     if weight is not None:
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return out.to(input.dtype) if wide.dtype is not input.dtype else out
