@@ -81,9 +81,12 @@ def get_device_name(device: Any = None) -> str:
 
 
 def synchronize(device: Any = None) -> None:
-    """Wait until every kernel launched on any stream has run, and raise the error of a
-    kernel that failed meanwhile. Launches are asynchronous (on a GPU and emulated);
-    ``.item()``, ``.cpu()`` and printing wait by themselves."""
+    """A device-wide synchronize (``cudaDeviceSynchronize``): wait until all work queued
+    so far has run, on every stream -- one the program no longer refers to included, as
+    a dropped stream still runs its work -- and raise the error of a kernel that failed
+    meanwhile. (``Stream.synchronize()`` waits for one stream only.) Launches are
+    asynchronous (on a GPU and emulated); ``.item()``, ``.cpu()`` and printing wait by
+    themselves."""
     _streams.synchronize_all()
 
 

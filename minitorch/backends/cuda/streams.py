@@ -39,7 +39,13 @@ The emulator's rules, and where they differ from a GPU:
   error, and raised by the next synchronizing call: ``synchronize()``, a host read,
   ``Stream.synchronize()``, ``Event.synchronize()``.
 * Queued work holds its operands' memory, so a tensor deleted on the host stays alive
-  until the kernels that use it have run.
+  until the kernels that use it have run. (A GPU's caching allocator reuses such memory
+  in stream order instead.) So that a loop that never synchronizes cannot hold every
+  intermediate it made, each queue is bounded, as a GPU's launch queue is: a launch
+  waits while its stream already holds ``MAX_QUEUED_LAUNCHES`` items or
+  ``MAX_QUEUED_BYTES`` of operands (``work_queue.py``).
+* A stream dropped with work queued still runs it, and ``synchronize()`` and host reads
+  wait for it, as on a GPU (destroying a CUDA stream does not cancel its work).
 """
 
 from __future__ import annotations
@@ -51,8 +57,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from minitorch.backends.cuda.device import runtime
-from minitorch.backends.cuda.work_queue import Marker, WorkQueue, queues, raise_pending_error
+from minitorch.backends.cuda.work_queue import Marker, WorkQueue, live, raise_pending_error
 from minitorch.device import as_device
 
 _default_queue: list[WorkQueue] = []
@@ -108,10 +116,12 @@ def current() -> Any:
 
 
 def synchronize_all() -> None:
-    """Wait for every stream of the device, then raise a kernel error kept meanwhile."""
+    """A device-wide synchronize (CUDA's ``cudaDeviceSynchronize``): wait until all work
+    queued so far on any stream has run -- streams the host no longer refers to
+    included -- then raise a kernel error kept meanwhile."""
     if runtime().emulated:
-        for queue in list(queues):
-            if queue._pid == os.getpid():
+        for queue in live.copy().values():  # every queue with work queued
+            if queue._pid == os.getpid():  # (a forked child inherits its parent's)
                 queue.synchronize()
     else:
         runtime().cupy.cuda.Device().synchronize()
@@ -132,7 +142,8 @@ def launch(function: Any, grid: tuple, block: tuple, args: tuple, shared_mem: in
             "make a new minitorch.cuda.Stream()"
         )
     if emulated:
-        queue.submit(function.name, function.prepare(grid, block, args, shared_mem))
+        held = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))  # the operands
+        queue.submit(function.name, function.prepare(grid, block, args, shared_mem), held)
     else:
         with queue:  # a cupy.RawKernel launches on CuPy's current stream
             function(grid, block, args, shared_mem=shared_mem)
@@ -146,7 +157,11 @@ def copy_to_device(array: Any) -> Any:
     storage = machine.empty(array.size, array.dtype)
     queue = current_queue()
     if machine.emulated:
-        queue.submit("copy to device", lambda: storage.__setitem__(Ellipsis, array))
+
+        def copy() -> None:
+            storage[...] = array
+
+        queue.submit("copy to device", copy, storage.nbytes + array.nbytes)
     else:
         storage.set(array, stream=queue)
     return storage
