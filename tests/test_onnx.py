@@ -243,3 +243,134 @@ def test_value_dependent_python_is_refused():
 def test_old_opset_is_refused():
     with pytest.raises(ValueError, match="opset"):
         minitorch.onnx.export(nn.ReLU(), minitorch.randn(2), io.BytesIO(), opset_version=13)
+
+
+# ----- issue 29: zero-size dims, constant keys, NaN, exact remainder, clear refusals ----
+
+
+def test_zero_size_dimensions():
+    """A 0 in a Reshape's shape means "copy the input's dim" unless allowzero=1: inputs
+    and results with a 0-sized dimension keep their shapes."""
+    check_model(lambda a: a * 2, minitorch.randn(3, 0))
+    check_model(lambda a: ((a + 1).sum(dim=1), a.amax(dim=0)), minitorch.randn(3, 0))
+    check_model(lambda a: a.permute(2, 0, 1) + 1, minitorch.randn(2, 0, 3))
+    check_model(lambda a, b: (a @ b, b.t() * 3), minitorch.randn(3, 0), minitorch.randn(0, 2))
+    empty, full = minitorch.randn(5, 0), minitorch.randn(2, 3)
+    check_model(lambda a, b: (a.sum(dim=0), b * 2, a.cumsum(dim=1)), empty, full)
+
+
+def test_constants_are_keyed_by_dtype_shape_and_bytes():
+    """``cumsum``'s 0-d axis and ``sum``'s 1-D axes hold the same number: two constants."""
+    check_model(lambda a: a.cumsum(1).sum(1), minitorch.randn(3, 4))
+    check_model(lambda a: (a.cumsum(0).amax(0), a.cumsum(1).prod(1)), minitorch.randn(3, 4))
+    builder = minitorch.onnx.views.OnnxGraphBuilder([], None, 18)
+    values = (np.int64(1), np.array([1]), np.int32(1), np.float32(1), np.float32(-0.0))
+    names = [builder.shared(v) for v in values]
+    assert len(set(names)) == 5
+    assert builder.shared(np.array([1])) == names[1] and builder.ints([1]) == names[1]
+    assert builder.ints(1) == names[0]
+
+
+NAN = float("nan")
+WITH_NAN = [[1.0, NAN, 3.0, -2.0], [1.0, 2.0, 0.5, 2.0], [NAN, 1.0, NAN, -np.inf], [NAN, NAN, NAN, NAN]]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_min_and_argmax_propagate_nan_as_pytorch(dtype):
+    """A row holding NaN: its max and min are NaN and argmax/argmin point at its first NaN."""
+    torch = pytest.importorskip("torch")
+    x = minitorch.tensor(WITH_NAN, dtype=getattr(minitorch, dtype))
+
+    def f(a):
+        return (a.max(dim=1).values, a.max(dim=1).indices, a.min(dim=0).values, a.min(dim=0).indices,
+                a.amax(dim=1), a.amin(dim=0), a.argmax(dim=1), a.argmin(dim=0), a.max(), a.min(), a.argmax(),
+                a[1].max(), a[1].argmin())  # fmt: skip
+
+    outputs, _ = run_exported(f, x)
+    expected = f(torch.from_numpy(x.numpy()))
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        np.testing.assert_array_equal(got, want.numpy())  # NaN where torch has NaN
+    check_model(f, x)  # and as minitorch eager
+
+
+def test_float_remainder_and_floor_division_match_pytorch_bit_for_bit():
+    """``a % b`` and ``a // b`` from the exact ``fmod``, as PyTorch: ``1e7 % -0.75`` is
+    -0.5 (``a - floor(a / b) * b`` says 0), signed zeros, infinities and NaN included.
+    ``a / b`` stays finite: past float32's range PyTorch's vectorized loop answers NaN
+    where its scalar one (C's fmod, as here) answers ``3e38 % 0.75 = 0.5``."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    special = [1e7, -1e7, 12345678.9, -3.3, 1e30, -1e30, 7.5, -7.5, 0.0, -0.0, np.inf, -np.inf, NAN]
+    for dtype in (np.float32, np.float64):
+        large = rng.standard_normal(40) * 10.0 ** rng.integers(-3, 25, 40)
+        a = np.concatenate([special, large]).astype(dtype)
+        divisors = [-0.75, 0.75, -7.0, 1e-3, 0.0, -0.0, np.inf, NAN]
+        b = np.concatenate([divisors, rng.standard_normal(8)]).astype(dtype)
+        a, b = np.repeat(a, len(b)), np.tile(b, len(a))
+        x, y = minitorch.tensor(a), minitorch.tensor(b)
+        (remainder, quotient, by_scalar), _ = run_exported(lambda p, q: (p % q, p // q, p % -0.75), (x, y))
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        for got, want in ((remainder, ta % tb), (quotient, ta // tb), (by_scalar, ta % -0.75)):
+            want = want.numpy()
+            np.testing.assert_array_equal(got, want)
+            numbers = ~np.isnan(want)
+            np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+        np.testing.assert_array_equal(quotient, (x // y).numpy())  # and minitorch eager's values
+        np.testing.assert_array_equal(remainder, (x % y).numpy())
+
+
+def test_an_onnx_op_on_a_type_it_does_not_take_names_the_op(tmp_path):
+    """Bool masks: what ONNX has ops for is exported; ``mask + mask`` (ONNX's Add takes no
+    booleans) is refused before anything is written, naming the kernel and the type."""
+    x = minitorch.randn(3, 4)
+    check_model(lambda a: (a.masked_fill(a > 0, 0.0), (a > 0).sum(dim=1), (a > 0) & (a < 1), ~(a > 0)), x)
+    check_model(lambda a: ((a > 0) == (a < 1), minitorch.where(a > 0, a, -a), (a > 0).float() * a), x)
+    path = tmp_path / "model.onnx"
+    refused = {
+        lambda a: (a > 0) + (a > 1): r"cannot export .*zip:add\): ONNX Add \(opset 18\) does not take bool",
+        lambda a: (a > 0) * (a < 1): r"zip:mul\): ONNX Mul \(opset 18\) does not take bool",
+        lambda a: (a > 0) < (a < 1): r"zip:lt\): ONNX Less \(opset 18\) does not take bool",
+        lambda a: (a > 0).amax(dim=1): r"reduce:max\): ONNX ReduceMax \(opset 18\) does not take bool",
+    }
+    for f, message in refused.items():
+        with pytest.raises(minitorch.onnx.UnsupportedOperatorError, match=message):
+            minitorch.onnx.export(f, x, str(path))
+        assert not path.exists()
+    (got,), _ = run_exported(lambda a: (a > 0).amax(dim=1), x, opset_version=20)  # ReduceMax takes bool there
+    np.testing.assert_array_equal(got, (x > 0).amax(dim=1).numpy())
+
+
+def test_a_file_descriptor_is_refused_and_left_open():
+    """As torch.onnx.export, ``f`` is a path or a file object: an int is refused, and the
+    descriptor is neither written nor closed."""
+    import os
+
+    read_end, write_end = os.pipe()
+    try:
+        with pytest.raises(TypeError, match="path or a binary file object.*closefd=False"):
+            minitorch.onnx.export(nn.ReLU(), minitorch.randn(2), write_end)
+        os.fstat(write_end)  # still open
+        os.close(write_end)
+        assert os.read(read_end, 100) == b""  # nothing written
+    finally:
+        os.close(read_end)
+    with open(os.devnull, "wb") as sink:  # a file object works
+        minitorch.onnx.export(nn.ReLU(), minitorch.randn(2), sink)
+
+
+def test_opsets_outside_the_supported_range_are_refused():
+    newest = min(minitorch.onnx.exporter.NEWEST_OPSET, onnx.defs.onnx_opset_version())
+    for opset in (13, 17, newest + 1, 99):
+        with pytest.raises(ValueError, match=f"opsets 18 to {newest}.*opset_version={opset}"):
+            minitorch.onnx.export(nn.ReLU(), minitorch.randn(2), io.BytesIO(), opset_version=opset)
+    with pytest.raises(TypeError, match="opset_version must be an int"):
+        minitorch.onnx.export(nn.ReLU(), minitorch.randn(2), io.BytesIO(), opset_version="18")
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.LogSoftmax(dim=1))
+    x = minitorch.randn(2, 3)
+    with minitorch.no_grad():
+        expected = model(x).numpy()
+    for opset in (18, newest):
+        (got,), proto = run_exported(model, x, opset_version=opset)
+        assert proto.opset_import[0].version == opset
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

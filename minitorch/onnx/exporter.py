@@ -41,6 +41,7 @@ from minitorch.onnx.views import OnnxGraphBuilder, element_type
 
 DEFAULT_OPSET = 18  # the reductions take their axes as an input from opset 18 on
 OLDEST_OPSET = 18
+NEWEST_OPSET = 28  # the newest the tests have run through onnxruntime
 
 
 def export(model: Any, args: Any, f: str | os.PathLike | IO[bytes], *,
@@ -53,15 +54,40 @@ def export(model: Any, args: Any, f: str | os.PathLike | IO[bytes], *,
     (default: the forward's argument names, ``output``). A ``Module`` is run in eval mode
     (dropout off, batch norm on its running statistics) and put back as it was. The
     shapes are the example's: run the exported model on inputs of the same shapes."""
-    opset = DEFAULT_OPSET if opset_version is None else opset_version
-    if opset < OLDEST_OPSET:
-        raise ValueError(f"minitorch.onnx writes opset {OLDEST_OPSET} or newer, got opset_version={opset}")
+    opset = check_opset(opset_version)
+    check_destination(f)
     args = own_copies(args if isinstance(args, tuple) else (args,))
     graph, shapes = capture(model, args)
     onnx_model = build_model(graph, shapes, input_names, output_names, opset)
     onnx.checker.check_model(onnx_model, full_check=True)
     onnx.save(onnx_model, f)
     return onnx_model
+
+
+def check_opset(opset_version: Any) -> int:
+    """The opset to write: ours, unless asked for another in the range we write (and the
+    installed ``onnx`` package knows)."""
+    if opset_version is None:
+        return DEFAULT_OPSET
+    if not isinstance(opset_version, int) or isinstance(opset_version, bool):
+        raise TypeError(f"opset_version must be an int, got {type(opset_version).__name__}")
+    newest = min(NEWEST_OPSET, onnx.defs.onnx_opset_version())
+    if not OLDEST_OPSET <= opset_version <= newest:
+        raise ValueError(
+            f"minitorch.onnx writes opsets {OLDEST_OPSET} to {newest} "
+            f"(onnx {onnx.__version__} knows up to {onnx.defs.onnx_opset_version()}), "
+            f"got opset_version={opset_version}"
+        )
+    return opset_version
+
+
+def check_destination(f: Any) -> None:
+    """``f`` is a path or a binary file object, as ``torch.onnx.export`` takes. An int is
+    refused: ``open(fd)`` would write to that file descriptor and close it (stdout...)."""
+    if isinstance(f, (str, os.PathLike)) or hasattr(f, "write"):
+        return
+    hint = " (for a file descriptor, pass open(fd, 'wb', closefd=False))" if isinstance(f, int) else ""
+    raise TypeError(f"minitorch.onnx.export writes to a path or a binary file object, got f={f!r}{hint}")
 
 
 def own_copies(value: Any) -> Any:
@@ -111,14 +137,13 @@ def initial_values(buffer: Buffer) -> Any:
 def build_model(graph: Graph, shapes: list[tuple[int, ...]], input_names: list[str] | None,
                 output_names: list[str] | None, opset: int) -> onnx.ModelProto:  # fmt: skip
     """The ONNX model computing ``graph``'s outputs from its inputs."""
-    builder = OnnxGraphBuilder(graph.buffers, initial_values)
+    builder = OnnxGraphBuilder(graph.buffers, initial_values, opset)
     inputs = []
     for buffer in graph.buffers_of("input"):
         i = buffer.input_index
-        name = input_names[i] if input_names else graph.input_names[i]
+        name = builder.input(input_names[i] if input_names else graph.input_names[i], buffer.dtype)
         inputs.append(helper.make_tensor_value_info(name, element_type(buffer.dtype), shapes[i]))
-        builder.fresh(name)
-        builder.flat[buffer.index] = builder.op("Reshape", name, builder.ints([buffer.count]))
+        builder.flat[buffer.index] = builder.reshape(name, [buffer.count])
     for node in graph.nodes:
         builder.prefix = node.name
         emit(builder, node)

@@ -20,6 +20,8 @@ where ``positions`` is a constant int64 tensor of the view's shape holding each
 element's storage position, ``offset + sum_d index[d] * strides[d]`` (what
 ``index_to_position`` in ``minitorch/layout.py`` computes for one element). The last
 row is always correct; the others are the same values with less work for the runtime.
+Every ``Reshape`` has ``allowzero=1``: without it ONNX reads a 0 in the shape as "keep
+this dimension of the input", and a buffer of 0 elements would keep its old shape.
 
 A kernel writing the whole buffer in order makes that buffer's new value (read back in
 the same shape, it is used as it is: no op); a partial
@@ -38,6 +40,7 @@ from onnx import helper, numpy_helper
 
 from minitorch.compiler.graph import Buffer, Operand
 from minitorch.layout import numel
+from minitorch.onnx.schemas import output_dtype
 
 
 def element_type(dtype: np.dtype) -> int:
@@ -73,16 +76,18 @@ def permutation_of(view: Operand, count: int) -> list[int] | None:
 class OnnxGraphBuilder:
     """Collects ONNX nodes and initializers, and the current value of every buffer."""
 
-    def __init__(self, buffers: list[Buffer], initial_values: Any) -> None:
+    def __init__(self, buffers: list[Buffer], initial_values: Any, opset: int) -> None:
         self.buffers = buffers
         self.initial_values = initial_values  # buffer -> its flat NumPy values (or None)
+        self.opset = opset
         self.nodes: list[onnx.NodeProto] = []
         self.initializers: list[onnx.TensorProto] = []
         self.flat: dict[int, str] = {}  # buffer -> the ONNX value holding its elements now
         # buffer -> (shape, value) when a kernel last wrote all of it in order: reading it
         # back in that shape needs no op at all
         self.whole: dict[int, tuple[tuple[int, ...], str]] = {}
-        self._ints: dict[tuple[int, ...], str] = {}
+        self.dtypes: dict[str, np.dtype] = {}  # ONNX value -> its element type
+        self._shared: dict[tuple[str, tuple[int, ...], bytes], str] = {}
         self._names: set[str] = set()
         self.prefix = "v"  # names of new values start so (the exporter sets the node's name)
 
@@ -95,24 +100,47 @@ class OnnxGraphBuilder:
         self._names.add(name)
         return name
 
+    def input(self, name: str, dtype: np.dtype) -> str:
+        """A graph input of that name and element type."""
+        name = self.fresh(name)
+        self.dtypes[name] = np.dtype(dtype)
+        return name
+
     def op(self, op_type: str, *inputs: str, **attributes: Any) -> str:
-        """Add one ONNX node; return the name of its (single) output."""
+        """Add one ONNX node; return the name of its (single) output. Its inputs' element
+        types are checked against the op's schema first (``schemas.py``)."""
+        dtype = output_dtype(op_type, self.opset, [self.dtypes[i] for i in inputs], attributes)
         output = self.fresh(f"{self.prefix}_{op_type}")
         self.nodes.append(helper.make_node(op_type, list(inputs), [output], **attributes))
+        self.dtypes[output] = dtype
         return output
+
+    def reshape(self, value: str, shape: list[int] | tuple[int, ...]) -> str:
+        """``value`` with that shape. ``allowzero=1``: a 0 in the shape is a size of zero,
+        not ONNX's default "copy this dimension from the input"."""
+        return self.op("Reshape", value, self.ints(shape), allowzero=1)
 
     def constant(self, array: Any, hint: str = "const") -> str:
         """A constant tensor, stored as an initializer."""
+        array = np.asarray(array)
         name = self.fresh(hint)
-        self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
+        self.initializers.append(numpy_helper.from_array(array, name))
+        self.dtypes[name] = array.dtype
         return name
 
-    def ints(self, values: list[int] | int) -> str:
-        """An int64 constant (shapes, axes, slice bounds), made once per value."""
-        key = (values,) if isinstance(values, int) else tuple(values)
-        if key not in self._ints:
-            self._ints[key] = self.constant(np.asarray(values, dtype=np.int64), "ints")
-        return self._ints[key]
+    def shared(self, array: Any, hint: str = "const") -> str:
+        """A constant made once per value: two arrays share it when their dtype, their
+        shape and their bytes are the same (``1`` and ``[1]`` are two constants)."""
+        array = np.asarray(array)
+        key = (array.dtype.str, array.shape, array.tobytes())  # tobytes: in C order
+        if key not in self._shared:
+            self._shared[key] = self.constant(array, hint)
+        return self._shared[key]
+
+    def ints(self, values: list[int] | tuple[int, ...] | int) -> str:
+        """An int64 constant (shapes, axes, slice bounds): a list gives a 1-D tensor, an
+        int a 0-d one."""
+        return self.shared(np.asarray(values, dtype=np.int64), "ints")
 
     def cast(self, name: str, source: np.dtype, target: np.dtype) -> str:
         if np.dtype(source) == np.dtype(target):
@@ -126,7 +154,7 @@ class OnnxGraphBuilder:
         constants) or zeros the first time it is read."""
         if index not in self.flat and index in self.whole:
             count = self.buffers[index].count
-            self.flat[index] = self.op("Reshape", self.whole[index][1], self.ints([count]))
+            self.flat[index] = self.reshape(self.whole[index][1], [count])
         if index not in self.flat:
             buffer = self.buffers[index]
             values = self.initial_values(buffer)
@@ -143,7 +171,7 @@ class OnnxGraphBuilder:
         buffer = self.buffers[view.buffer]
         shape = list(view.shape)
         if numel(shape) == 0:
-            return self.constant(np.zeros(shape, buffer.dtype), "empty")
+            return self.shared(np.zeros(shape, buffer.dtype), "empty")
         stretched = [d for d, size in enumerate(shape) if size > 1 and view.strides[d] == 0]
         if stretched:
             narrow = tuple(1 if d in stretched else size for d, size in enumerate(shape))
@@ -151,20 +179,20 @@ class OnnxGraphBuilder:
                            self.ints(shape))  # fmt: skip
         if view.covers(buffer.count) and view.buffer in self.whole:
             written_shape, value = self.whole[view.buffer]
-            return value if written_shape == view.shape else self.op("Reshape", value, self.ints(shape))
+            return value if written_shape == view.shape else self.reshape(value, shape)
         flat = self.value_of(view.buffer)
         if view.covers(buffer.count):
-            return self.op("Reshape", flat, self.ints(shape))
+            return self.reshape(flat, shape)
         count = numel(shape)
         if Operand(view.buffer, view.shape, view.strides, 0).covers(count):  # a contiguous run
             run = self.op("Slice", flat, self.ints([view.offset]), self.ints([view.offset + count]))
-            return self.op("Reshape", run, self.ints(shape))
+            return self.reshape(run, shape)
         order = permutation_of(view, buffer.count)
         if order is not None:
             sorted_shape = [shape[d] for d in order]
-            moved = self.op("Transpose", self.op("Reshape", flat, self.ints(sorted_shape)),
+            moved = self.op("Transpose", self.reshape(flat, sorted_shape),
                             perm=[order.index(d) for d in sorted(order)])  # fmt: skip
-            return self.op("Reshape", moved, self.ints(shape))
+            return self.reshape(moved, shape)
         where = positions(view)
         if buffer.count < 2**31:  # Gather takes int32 indices too: half the bytes in the file
             where = where.astype(np.int32)
