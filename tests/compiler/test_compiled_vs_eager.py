@@ -33,8 +33,9 @@ SEEDS = fuzz_count(5)  # programs per family
 # Families whose programs still differ from eager: issue 29's findings, open while the
 # compiler's guards are reworked. Each is strict: once fixed, the xfail itself fails.
 OPEN = {
-    "optimizers": "issue 29: optimizer state rebound during the step (RMSprop; foreach=False) stays "
-                  "frozen at the tensor the capture saw",
+    "optimizers": "issue 29: optimizer state set during the step (RMSprop's and foreach=False's "
+                  "state[k] = new tensor; state['step'] += 1, a Python number: Adam(foreach=False)'s "
+                  "bias correction) stays what the capture saw",
     "zero_grad_outside": "issue 29: zero_grad(set_to_none=True) outside the step leaves .grad None on replay",
     "accumulate": "issue 29: .grad rebound by accumulation (t.grad = t.grad + g, no zero_grad) is not "
                   "written back: a replay adds to the gradient the capture saw",
