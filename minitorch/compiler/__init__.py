@@ -4,6 +4,7 @@ calls once and replays them (``compiled.py`` tells the whole story).
 * ``graph.py``    -- the ``Graph``: buffers and nodes a student can print and walk;
 * ``capture.py``  -- the recorder that builds it while the function runs eagerly;
 * ``guards.py``   -- when a graph may be replayed, and why it was captured again;
+* ``state.py``    -- the tensors it reads without receiving them, found again each call;
 * ``replay.py``   -- running a graph again: the plain loop, and the prepared ``Program``;
 * ``passes/``     -- optimisations, one per file;
 * ``naming.py``   -- ``model.0.weight`` instead of ``b3`` in the listing.

@@ -115,6 +115,8 @@ class Recorder:
         if entry is None:  # state from before the capture
             buffer = self._add(t._storage, "variable", device_type, weak=False)
             buffer.storage = t._storage
+            if t._base is None:  # the tensor itself, not a view: the state guard watches it
+                buffer.owner = weakref.ref(t)
         else:
             buffer = entry.buffer
         return Operand(buffer.index, t._shape, t._strides, t._offset)

@@ -6,15 +6,24 @@
 
 Each call goes through four stages:
 
-1. **guard** (``guards.py``): the call's key (input shapes, dtypes, devices, Python
-   arguments, grad mode, backend). Graphs are kept per key, like ``torch.compile``'s.
+1. **guard** (``guards.py``, ``state.py``): the call's key (input shapes, dtypes,
+   devices, Python arguments, grad mode, backend, default dtype, ``training`` of the
+   modules it reaches). Graphs are kept per key, like ``torch.compile``'s; before a
+   replay, the state the graph reads (parameters, ``.grad``, optimizer state) is found
+   again and checked, and a difference captures again.
 2. **warm-up**: the first call of a key runs eagerly. State that a program makes on its
    first step (``p.grad``, Adam's moments, a momentum buffer) then exists before the
    capture, so the graph updates it instead of making it again (tinygrad's TinyJit
    waits one call for the same reason).
 3. **capture** (``capture.py``): the next call runs eagerly while every kernel call is
    recorded, then the passes run (``passes/``) and the graph is prepared (``replay.py``).
-4. **replay**: every later call with that key runs the graph's kernels and nothing else.
+4. **replay**: every later call with that key runs the graph's kernels and nothing else,
+   then sets each slot the capture rebound (``p.grad`` after ``zero_grad()``,
+   ``state["square_avg"] = ...``) to the tensor that holds its new value.
+
+At most ``GRAPH_LIMIT`` graphs are kept per function (the least recently used goes
+first); an argument whose value changes on every call (a learning rate passed as a
+float) makes a new key each time, and is named in one warning.
 
 ``fn.graph`` is the last graph captured; ``fn.graphs`` all of them by key;
 ``fn.recaptures`` lists why each capture after the first happened.
@@ -24,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections import OrderedDict
 from typing import Any
 
 from minitorch import dispatch
@@ -35,8 +45,12 @@ from minitorch.compiler.graph import Graph
 from minitorch.compiler.naming import name_buffers
 from minitorch.compiler.passes import DEFAULT_PASSES, PASSES
 from minitorch.compiler.replay import Program
+from minitorch.compiler.state import StateGuard, find_slots, snapshot
 
-CACHE_LIMIT = 8  # graphs kept per function (``torch._dynamo.config.cache_size_limit``)
+GRAPH_LIMIT = 8  # graphs kept per function, least recently used first out (torch's cache_size_limit)
+KEY_LIMIT = 64  # keys remembered for their warm-up count or their reason to run eagerly
+RECAPTURE_LIMIT = 8  # state-guard failures of one key before it runs eagerly
+RECAPTURES_LISTED = 100  # reasons kept in ``fn.recaptures``
 
 
 class CompiledFunction:
@@ -47,13 +61,17 @@ class CompiledFunction:
         names = DEFAULT_PASSES if passes is None else passes
         self.passes = [PASSES[p] if isinstance(p, str) else p for p in names]
         self.warmup = warmup
-        self.graphs: dict[tuple, Graph] = {}
+        self.graphs: OrderedDict[tuple, Graph] = OrderedDict()  # least recently used first
         self.programs: dict[tuple, Program] = {}
-        self.calls: dict[tuple, int] = {}  # key -> calls seen (for the warm-up)
-        self.eager: dict[tuple, str] = {}  # key -> why it runs eagerly
+        self.state_guards: dict[tuple, StateGuard] = {}
+        self.calls: OrderedDict[tuple, int] = OrderedDict()  # key -> calls seen (for the warm-up)
+        self.eager: OrderedDict[tuple, str] = OrderedDict()  # key -> why it runs eagerly
         self.recaptures: list[str] = []
         self.graph: Graph | None = None
         self._last_key: tuple | None = None
+        self._modules: list | None = None  # the modules fn reaches, by name (their training flags)
+        self._values_seen: dict[str, int] = {}  # argument -> how many new values made new keys
+        self._failures: dict[tuple, int] = {}  # key -> state-guard failures
         functools.update_wrapper(self, fn, updated=())  # its name and docstring
         self.name = getattr(fn, "__name__", type(fn).__name__)
 
@@ -61,34 +79,47 @@ class CompiledFunction:
         if dispatch.capturing_now():  # inside another compiled function's capture
             return self.fn(*args, **kwargs)
         leaves, tensors = guards.flatten_arguments(self.fn, args, kwargs)
-        key = guards.guard_key(leaves)
+        if self._modules is None:
+            self._modules = find_slots(self.fn)[1]
+        key = guards.guard_key(leaves, guards.context_key(self._modules))
         program = self.programs.get(key)
         if program is not None:
-            stale = guards.stale_variable(program.graph)
-            if stale is None:
+            state_guard = self.state_guards[key]
+            reason = state_guard.check(tensors, program.graph.input_names)
+            if reason is None:
+                state_guard.copy_in()
                 try:
-                    return program(tensors)
+                    result = program(tensors)
                 except ValuesChanged as change:  # raised before any kernel ran
-                    stale = str(change)
+                    reason = str(change)
+                else:
+                    state_guard.write_back()
+                    self.graphs.move_to_end(key)
+                    return result
             self._forget(key)
-            self._note(stale, key)
+            self._note(reason)
+            failures = self._failures[key] = self._failures.get(key, 0) + 1
+            if failures > RECAPTURE_LIMIT:
+                return self._run_eagerly(
+                    key, f"captured again {failures} times (last: {reason})", args, kwargs
+                )
             return self._capture(key, leaves, tensors, args, kwargs)
         if key in self.eager:
+            self.eager.move_to_end(key)
             return self.fn(*args, **kwargs)
-        seen = self.calls[key] = self.calls.get(key, 0) + 1
+        seen = self.calls[key] = self.calls.pop(key, 0) + 1
+        if len(self.calls) > KEY_LIMIT:
+            self.calls.popitem(last=False)
         if seen == 1:
             self._note_new_key(key)
         if seen <= self.warmup:
-            return self.fn(*args, **kwargs)
-        if len(self.programs) >= CACHE_LIMIT:
-            self.eager[key] = f"more than {CACHE_LIMIT} graphs captured: running eagerly"
-            self.recaptures.append(self.eager[key])
             return self.fn(*args, **kwargs)
         return self._capture(key, leaves, tensors, args, kwargs)
 
     def _capture(self, key: tuple, leaves: list, tensors: list[Tensor], args: tuple, kwargs: dict) -> Any:
         names = [name for name, value in leaves if isinstance(value, Tensor)]
         recorder = Recorder(tensors, names)
+        state_before = snapshot(find_slots(self.fn)[0])
         before = [_what_a_replay_cannot_redo(t) for t in tensors]
         with dispatch.capturing(recorder):
             result = self.fn(*args, **kwargs)
@@ -100,9 +131,7 @@ class CompiledFunction:
             reason = ("it returns tensors that require grad, and a replay records no autograd graph "
                       "for them: run it under torch.no_grad(), or call backward() inside it")  # fmt: skip
         if reason is not None:
-            self.eager[key] = reason
-            warnings.warn(f"minitorch.compile: {self.name} runs eagerly: {reason}", stacklevel=3)
-            return result
+            return self._run_eagerly(key, reason, result=result)
         spec = recorder.outputs(result)
         copies = _copy_tensors(result)  # what this call returns, so that the graph ...
         del result  # ... can tell what else still holds its buffers (see Recorder.finish)
@@ -114,21 +143,62 @@ class CompiledFunction:
         name_buffers(graph, self.fn)
         for run_pass in self.passes:
             graph = run_pass(graph)
+        state_guard = StateGuard(graph, state_before, snapshot(find_slots(self.fn)[0]), tensors)
+        if state_guard.refusal is not None:
+            return self._run_eagerly(key, state_guard.refusal, result=copies)
+        if len(self.graphs) >= GRAPH_LIMIT:
+            oldest = next(iter(self.graphs))
+            self._forget(oldest)
+            self._note(f"dropped the least recently used graph: at most {GRAPH_LIMIT} are kept per function")
         self.graphs[key], self.programs[key], self.graph = graph, Program(graph), graph
+        self.state_guards[key] = state_guard
         return copies
 
-    def _note_new_key(self, key: tuple) -> None:
-        if self._last_key is not None:
-            self._note(guards.difference(self._last_key, key), key)
-        self._last_key = key
+    def _run_eagerly(self, key: tuple, reason: str, args: tuple = (), kwargs: dict | None = None,
+                     result: Any = None) -> Any:  # fmt: skip
+        """From now on calls with ``key`` run ``fn`` eagerly, because of ``reason`` (said
+        once, as a warning); returns ``result``, or this call's result if none is given."""
+        self.eager[key] = reason
+        if len(self.eager) > KEY_LIMIT:
+            self.eager.popitem(last=False)
+        warnings.warn(
+            f"minitorch.compile: {self.name} runs eagerly: {reason}", stacklevel=4 if kwargs is None else 3
+        )
+        return self.fn(*args, **(kwargs or {})) if kwargs is not None else result
 
-    def _note(self, reason: str, key: tuple) -> None:
-        self.recaptures.append(reason)
-        self._last_key = key
+    def _note_new_key(self, key: tuple) -> None:
+        """Say why a new key was met. An argument whose value keeps changing makes a new
+        key each time: after ``GRAPH_LIMIT`` of them one warning names it, as
+        ``torch.compile``'s recompile limit does, and its changes are no longer listed."""
+        last, self._last_key = self._last_key, key
+        if last is None:
+            return
+        name, reason = guards.difference(last, key)
+        if not any(part[0] == name and part[1] == "value" for part in key if len(part) > 2):
+            self._note(reason)
+            return
+        seen = self._values_seen[name] = self._values_seen.get(name, 0) + 1
+        if seen < GRAPH_LIMIT:
+            self._note(reason)
+        elif seen == GRAPH_LIMIT:
+            message = (f"{self.name} was called with {seen + 1} different values of argument {name} "
+                       f"(last: {reason}); each value is part of the guard key, so each new one runs "
+                       f"eagerly first and at most {GRAPH_LIMIT} graphs are kept. Pass a value that "
+                       "changes on every call as a tensor (minitorch.tensor(value)): one graph then "
+                       "serves every value")  # fmt: skip
+            self._note(message)
+            warnings.warn(f"minitorch.compile: {message}", stacklevel=4)
+
+    def _note(self, reason: str) -> None:
+        if len(self.recaptures) < RECAPTURES_LISTED:
+            self.recaptures.append(reason)
+        elif len(self.recaptures) == RECAPTURES_LISTED:
+            self.recaptures.append(f"(later reasons are not listed: more than {RECAPTURES_LISTED})")
 
     def _forget(self, key: tuple) -> None:
         self.programs.pop(key, None)
         self.graphs.pop(key, None)
+        self.state_guards.pop(key, None)
         self.calls[key] = self.warmup  # capture again on the next call
 
     def explain(self) -> str:

@@ -1,30 +1,40 @@
 """Guards: when may a captured graph be replayed, and when must it be captured again?
 
-A graph bakes in everything that was true while it was captured: the shapes, strides,
-dtypes and devices of the inputs (every node's layout follows from them), the Python
-values passed in (``fn(x, 0.5)`` multiplied by 0.5), grad mode (whether backward nodes
-were made), and which backend ran. The *guard* of a call is all of that written as one
-hashable key; a call whose key matches a captured graph may replay it, any other
-captures anew. ``difference(old, new)`` says in words which part changed: the reasons
+A graph bakes in everything that was true while it was captured. Two checks say whether
+it still is, before every replay:
+
+1. the **key** of the call (this file): the shapes, strides, dtypes, devices and
+   ``requires_grad`` of the tensor arguments (every node's layout follows from them),
+   the Python values passed in, *exactly* (``fn(x, 0.5)`` multiplied by 0.5; ``-0.0``
+   is not ``0.0``), and the context: grad mode (whether backward nodes were made), the
+   backends, the default dtype and device, and ``training`` of every module the
+   function reaches (``bn.eval()`` takes another path). Graphs are kept per key;
+2. the **state guard** of that key's graph (``state.py``): every tensor the function
+   reads without receiving it (parameters, ``.grad``, optimizer state, closures) is
+   found again through its slot and checked for identity, storage, ``requires_grad``
+   and ``None``-ness.
+
+``difference(old, new)`` says in words which part of a key changed: the reasons
 ``fn.recaptures`` lists (PyTorch's ``torch._dynamo`` logs its recompiles the same way).
 
-What a guard cannot see is Python state the function reads without receiving it as an
-argument (a global number, a list it appends to): that is baked in at capture, as in
-``torch.compile`` and ``tf.function``. Parameters and optimizer state are tensors the
-graph updates in place, so they stay live; a parameter whose storage was *replaced*
-(``p.data = ...``) is caught by ``stale_variable``.
+What neither can see is Python state that is not a tensor and not an argument (a global
+number, a list the function appends to): that is baked in at capture, as in
+``torch.compile`` and ``tf.function``.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import is_grad_enabled
-from minitorch.compiler.graph import Graph
+from minitorch.device import get_default_device
+from minitorch.dtypes import get_default_dtype
 
 
 def flatten_arguments(fn: Any, args: tuple, kwargs: dict) -> tuple[list[tuple[str, Any]], list[Tensor]]:
@@ -64,8 +74,9 @@ def signature(fn: Any) -> inspect.Signature:
 _cached_signature = functools.lru_cache(maxsize=256)(inspect.signature)
 
 
-def guard_key(leaves: list[tuple[str, Any]]) -> tuple:
-    """The guard of a call (see the module docstring)."""
+def guard_key(leaves: list[tuple[str, Any]], context: tuple) -> tuple:
+    """The guard of a call (see the module docstring): one part per argument, then the
+    ``context`` (``context_key``)."""
     parts: list[tuple] = []
     first_of_storage: dict[int, tuple[int, int]] = {}  # storage -> (tensor number, offset)
     tensor_number = 0
@@ -80,39 +91,87 @@ def guard_key(leaves: list[tuple[str, Any]]) -> tuple:
             parts.append((name, "tensor", value._shape, value._strides, value.dtype, str(value.device),
                           value.requires_grad, shares))  # fmt: skip
         else:
-            try:
-                hash(value)
-                parts.append((name, "value", type(value).__name__, value))
-            except TypeError:
-                parts.append((name, "value", type(value).__name__, repr(value)))
-    context = (("grad mode", is_grad_enabled()), ("cpu backend", dispatch.get_backend("cpu")),
-               ("cuda backend", dispatch.get_backend("cuda")))  # fmt: skip
+            parts.append((name, "value", type(value).__name__, exact(name, value)))
     return tuple(parts) + context
 
 
-def difference(old: tuple, new: tuple) -> str:
-    """Why ``new`` does not match ``old``, in words."""
-    if len(old) != len(new):
-        return f"the number of arguments changed ({len(old) - 3} -> {len(new) - 3})"
+class FloatBits(NamedTuple):
+    """A float as a key holds it: its bits (``float.hex``)."""
+
+    bits: str
+
+    def __repr__(self) -> str:
+        return repr(float.fromhex(self.bits))
+
+
+class ArrayBytes(NamedTuple):
+    """A NumPy array or scalar as a key holds it: dtype, shape and bytes."""
+
+    dtype: str
+    shape: tuple
+    data: bytes
+
+    def __repr__(self) -> str:
+        return repr(np.frombuffer(self.data, dtype=self.dtype).reshape(self.shape))
+
+
+def exact(name: str, value: Any) -> Any:
+    """A Python value as the key holds it: equal only to the very same value. A float by
+    its bits (``-0.0`` is not ``0.0``, and a NaN equals itself), a NumPy array or scalar
+    by its dtype, shape and bytes, anything else by itself (it must be hashable: its own
+    ``__eq__`` and ``__hash__`` say what it means to be the same)."""
+    if isinstance(value, float):
+        return FloatBits(value.hex())
+    if isinstance(value, complex):
+        return FloatBits(value.real.hex()), FloatBits(value.imag.hex())
+    if isinstance(value, (np.ndarray, np.generic)):
+        return ArrayBytes(value.dtype.str, value.shape, value.tobytes())
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(
+            f"minitorch.compile: argument {name} is a {type(value).__name__}, which cannot be "
+            "hashed, so a guard cannot tell whether a later call passes the same value: pass "
+            "tensors, numbers, strings, or lists, tuples and dicts of them"
+        ) from None
+    return value
+
+
+def context_key(modules: list[tuple[str, Any]]) -> tuple:
+    """What a graph depends on besides its arguments: grad mode, the backends, the
+    default dtype and device (``zeros(3)`` inside is made in them), and the
+    ``training`` flag of every module the function reaches (dropout, batch norm)."""
+    return (("grad mode", is_grad_enabled()), ("cpu backend", dispatch.get_backend("cpu")),
+            ("cuda backend", dispatch.get_backend("cuda")), ("default dtype", get_default_dtype()),
+            ("default device", get_default_device()),
+            *((f"{name}.training", module.training) for name, module in modules))  # fmt: skip
+
+
+def difference(old: tuple, new: tuple) -> tuple[str, str]:
+    """Which part of the key changed (an argument's or the context's name), and why
+    ``new`` does not match ``old``, in words."""
+    arguments = sum(1 for part in old if len(part) > 2), sum(1 for part in new if len(part) > 2)
+    if len(old) != len(new) or arguments[0] != arguments[1]:
+        return "arguments", f"the number of arguments changed ({arguments[0]} -> {arguments[1]})"
     for before, after in zip(old, new):
         if before == after:
             continue
         name = before[0]
         if len(before) == 2:  # context
-            return f"{name} changed ({_word(before[1])} -> {_word(after[1])})"
+            return name, f"{name} changed ({_word(before[1])} -> {_word(after[1])})"
         if before[1] != after[1]:
-            return f"argument {name} was a {before[2] if before[1] == 'value' else 'tensor'}, now "\
-                   f"{after[2] if after[1] == 'value' else 'a tensor'}"  # fmt: skip
+            return name, f"argument {name} was a {before[2] if before[1] == 'value' else 'tensor'}, now "\
+                         f"{after[2] if after[1] == 'value' else 'a tensor'}"  # fmt: skip
         if before[1] == "value":
-            return f"argument {name} changed ({before[3]!r} -> {after[3]!r})"
+            return name, f"argument {name} changed ({before[3]!r} -> {after[3]!r})"
         labels = ("shape", "strides", "dtype", "device", "requires_grad",
                   "storage sharing (first argument of that storage, offset from it)")  # fmt: skip
         for label, was, now in zip(labels, before[2:], after[2:]):
             if was != now:
                 if label in ("shape", "strides"):
                     was, now = tuple(was), tuple(now)
-                return f"{name}: {label} {was} -> {now}"
-    return "the guard changed"
+                return name, f"{name}: {label} {was} -> {now}"
+    return "", "the guard changed"
 
 
 def _word(value: Any) -> str:
@@ -121,14 +180,3 @@ def _word(value: Any) -> str:
     if value is False:
         return "off"
     return str(value)
-
-
-def stale_variable(graph: Graph) -> str | None:
-    """A variable whose tensor now holds another storage (``p.data = ...``,
-    ``load_state_dict`` into new tensors): the graph would update the old one."""
-    for buffer in graph.buffers:
-        if buffer.kind == "variable" and buffer.owner is not None:
-            owner = buffer.owner()
-            if owner is not None and owner._storage is not buffer.storage:
-                return f"{buffer.name or 'a tensor it reads'} was replaced (its storage changed)"
-    return None

@@ -84,7 +84,7 @@ def tensor_names(fn: Any) -> dict[int, tuple[str, Tensor]]:
 def name_buffers(graph: Graph, fn: Any) -> None:
     """Give every unnamed variable or state buffer of ``graph`` its name, if found, and
     make the tensor that has that name the variable's owner (the guard checks that it
-    still holds this storage: ``guards.stale_variable``)."""
+    still holds this storage: ``state.StateGuard``)."""
     names = tensor_names(fn)
     for buffer in graph.buffers:
         found = names.get(id(buffer.storage)) if buffer.storage is not None else None
