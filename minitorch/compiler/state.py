@@ -137,7 +137,9 @@ class _Walk:
         self.seen: set[int] = set()
 
     def visit(self, name: str, value: Any, slot: Slot | None, depth: int) -> None:
-        if slot is not None and (isinstance(value, Tensor) or value is None or value is MISSING):
+        if slot is not None and (
+            isinstance(value, (Tensor, int, float)) or value is None or value is MISSING
+        ):
             self.slots.append(slot)
         if isinstance(value, Tensor):
             if id(value) not in self.tensor_names:
@@ -209,9 +211,19 @@ class StateGuard:
         self.refusal: str | None = None
         state_names: dict[int, str] = {id(b.storage): b.name or "a tensor it reads" for b in graph.buffers
                                        if b.kind in ("variable", "state")}  # fmt: skip
+        advances_itself = any(node.scalars_again is not None for node in graph.nodes)
         for identity in dict.fromkeys([*before, *after]):
             slot, was = before.get(identity, (None, MISSING))
             slot, now = after.get(identity, (slot, MISSING))
+            if _number(was) and (not _number(now) or was != now or type(was) is not type(now)):
+                if not advances_itself:  # (a fused optimizer step counts its own steps)
+                    self.refusal = (f"it changes {slot.name}, a Python number ({was!r} -> {now!r}), and "
+                                    "a replay runs no Python: the number, and anything computed from it, "
+                                    "would stay the capture's. Keep it in a tensor, or use a fused "
+                                    "optimizer step (foreach=None or True)")  # fmt: skip
+                continue
+            if _number(was) or _number(now):
+                continue
             tensors = [v for v in (was, now) if isinstance(v, Tensor)]
             touches = any(id(t._storage) in kinds or id(t._storage) in argument_of for t in tensors)
             is_grad = not slot.is_item and slot.key == "_grad"
@@ -291,6 +303,10 @@ class StateGuard:
     def write_back(self) -> None:
         for slot, value in self.rebound:
             slot.write(value)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, Tensor)
 
 
 def _fields(value: Any) -> tuple[Any, Any]:
