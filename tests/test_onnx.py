@@ -374,3 +374,29 @@ def test_opsets_outside_the_supported_range_are_refused():
         (got,), proto = run_exported(model, x, opset_version=opset)
         assert proto.opset_import[0].version == opset
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_input_and_output_names_as_torch_takes_them():
+    """Fewer names than values: the rest keep their defaults; more: torch's RuntimeError;
+    a name used twice: refused; a given name is kept even where a constant inside would
+    have taken it (``zero``)."""
+
+    def f(x, y):
+        return x // y, x * y
+
+    x, y = minitorch.randn(3), minitorch.randn(3) + 5
+    (quotient, product), proto = run_exported(f, (x, y), input_names=["a"], output_names=["zero"])
+    assert [i.name for i in proto.graph.input] == ["a", "y"]
+    assert [o.name for o in proto.graph.output] == ["zero", "output1"]
+    np.testing.assert_array_equal(quotient, (x // y).numpy())
+    np.testing.assert_allclose(product, (x * y).numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match=r"input names provided \(3\) exceeded number of inputs \(2\)"):
+        minitorch.onnx.export(f, (x, y), io.BytesIO(), input_names=["a", "b", "c"])
+    with pytest.raises(RuntimeError, match=r"number of output names provided \(3\) exceeded"):
+        minitorch.onnx.export(f, (x, y), io.BytesIO(), output_names=["p", "q", "r"])
+    with pytest.raises(ValueError, match="names must differ"):
+        minitorch.onnx.export(f, (x, y), io.BytesIO(), input_names=["a", "a"])
+    with pytest.raises(ValueError, match="names must differ"):
+        minitorch.onnx.export(f, (x, y), io.BytesIO(), output_names=["x"])
+    with pytest.raises(TypeError, match="list of strings"):
+        minitorch.onnx.export(f, (x, y), io.BytesIO(), input_names="ab")

@@ -134,25 +134,46 @@ def initial_values(buffer: Buffer) -> Any:
     return None
 
 
+def graph_names(given: Any, defaults: list[str], what: str) -> list[str]:
+    """The names of the graph's inputs (outputs): the ones given, then the defaults for
+    the rest (as ``torch.onnx.export``, which refuses more names than values)."""
+    if isinstance(given, str):
+        raise TypeError(f"{what}_names must be a list of strings, got the string {given!r}")
+    given = [] if given is None else list(given)
+    if len(given) > len(defaults):
+        raise RuntimeError(
+            f"number of {what} names provided ({len(given)}) exceeded number of {what}s ({len(defaults)})"
+        )
+    if not all(isinstance(name, str) and name for name in given):
+        raise TypeError(f"{what}_names must be non-empty strings, got {given}")
+    return given + defaults[len(given) :]
+
+
 def build_model(graph: Graph, shapes: list[tuple[int, ...]], input_names: list[str] | None,
                 output_names: list[str] | None, opset: int) -> onnx.ModelProto:  # fmt: skip
-    """The ONNX model computing ``graph``'s outputs from its inputs."""
+    """The ONNX model computing ``graph``'s outputs from its inputs. The graph's names
+    are taken first, so that no value inside takes one (a given name is kept as given)."""
+    specs = flatten_outputs(graph.outputs)
+    defaults = ["output"] if len(specs) == 1 else [f"output{i}" for i in range(len(specs))]
+    names = graph_names(input_names, list(graph.input_names), "input")
+    names += graph_names(output_names, defaults, "output")
+    if any(names.count(name) > 1 for name in [*(input_names or []), *(output_names or [])]):
+        raise ValueError(f"the graph's input and output names must differ, got {names}")
     builder = OnnxGraphBuilder(graph.buffers, initial_values, opset)
+    names = [builder.fresh(name) for name in names]  # a repeated default gets a suffix
+    input_names, output_names = names[: len(graph.input_names)], names[len(graph.input_names) :]
     inputs = []
     for buffer in graph.buffers_of("input"):
-        i = buffer.input_index
-        name = builder.input(input_names[i] if input_names else graph.input_names[i], buffer.dtype)
-        inputs.append(helper.make_tensor_value_info(name, element_type(buffer.dtype), shapes[i]))
+        name, shape = input_names[buffer.input_index], shapes[buffer.input_index]
+        builder.dtypes[name] = buffer.dtype
+        inputs.append(helper.make_tensor_value_info(name, element_type(buffer.dtype), shape))
         builder.flat[buffer.index] = builder.reshape(name, [buffer.count])
     for node in graph.nodes:
         builder.prefix = node.name
         emit(builder, node)
     outputs = []
-    specs = flatten_outputs(graph.outputs)
-    for i, spec in enumerate(specs):
-        builder.prefix = "output"
-        default = "output" if len(specs) == 1 else f"output{i}"
-        name = builder.fresh(output_names[i] if output_names else default)
+    builder.prefix = "output"
+    for name, spec in zip(output_names, specs):
         builder.nodes.append(helper.make_node("Identity", [builder.read(spec.operand)], [name]))
         dtype = graph.buffers[spec.operand.buffer].dtype
         outputs.append(helper.make_tensor_value_info(name, element_type(dtype), list(spec.operand.shape)))

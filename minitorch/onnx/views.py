@@ -100,12 +100,6 @@ class OnnxGraphBuilder:
         self._names.add(name)
         return name
 
-    def input(self, name: str, dtype: np.dtype) -> str:
-        """A graph input of that name and element type."""
-        name = self.fresh(name)
-        self.dtypes[name] = np.dtype(dtype)
-        return name
-
     def op(self, op_type: str, *inputs: str, **attributes: Any) -> str:
         """Add one ONNX node; return the name of its (single) output. Its inputs' element
         types are checked against the op's schema first (``schemas.py``)."""
