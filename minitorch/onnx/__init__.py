@@ -3,7 +3,8 @@
     minitorch.onnx.export(model, x, "model.onnx")   # then run it with onnxruntime
 
 ``exporter.py`` tells the story (capture the forward's kernel calls, write them as ONNX);
-``primitives.py`` turns each kernel call into ONNX ops, ``views.py`` each strided view.
+``primitives.py`` turns each kernel call into ONNX ops, ``views.py`` each strided view,
+``schemas.py`` checks the element types of each op against its ONNX schema.
 The ``onnx`` package is needed only to export: it is imported on the first call.
 """
 

@@ -11,8 +11,12 @@ what ``minitorch.compile`` captures (``minitorch/compiler/``): so the exporter
 3. drops the calls whose results the outputs do not need (the ``dead_code`` pass) and
    names the parameters (``0.weight``);
 4. writes each node as ONNX ops (``primitives.py``), each view of a buffer as the ops
-   that read or write it (``views.py``), parameters and constants as initializers;
+   that read or write it (``views.py``), parameters and constants as initializers; an op
+   on an element type its schema does not allow is refused here (``schemas.py``);
 5. checks the model with ``onnx.checker`` and saves it.
+
+``f`` and ``opset_version`` are checked before the model runs, the names once the graph
+says how many inputs and outputs there are.
 
 Like ``torch.onnx.export``'s tracing, this records one run: Python control flow is baked
 in, and every shape is fixed to the example's (the batch size too).
