@@ -211,17 +211,12 @@ class StateGuard:
         self.refusal: str | None = None
         state_names: dict[int, str] = {id(b.storage): b.name or "a tensor it reads" for b in graph.buffers
                                        if b.kind in ("variable", "state")}  # fmt: skip
-        advances_itself = any(node.scalars_again is not None for node in graph.nodes)
+        numbers: list[tuple[Slot, Any, Any]] = []  # Python numbers the call changed
         for identity in dict.fromkeys([*before, *after]):
             slot, was = before.get(identity, (None, MISSING))
             slot, now = after.get(identity, (slot, MISSING))
-            if _number(was) and (not _number(now) or was != now or type(was) is not type(now)):
-                if not advances_itself:  # (a fused optimizer step counts its own steps)
-                    self.refusal = (f"it changes {slot.name}, a Python number ({was!r} -> {now!r}), and "
-                                    "a replay runs no Python: the number, and anything computed from it, "
-                                    "would stay the capture's. Keep it in a tensor, or use a fused "
-                                    "optimizer step (foreach=None or True)")  # fmt: skip
-                continue
+            if (_number(was) or _number(now)) and (type(was) is not type(now) or was != now):
+                numbers.append((slot, was, now))
             if _number(was) or _number(now):
                 continue
             tensors = [v for v in (was, now) if isinstance(v, Tensor)]
@@ -252,6 +247,7 @@ class StateGuard:
                     self.aliases.append((argument_of[id(t._storage)], slot))
                 elif id(t._storage) not in argument_of:
                     state_names.setdefault(id(t._storage), slot.name)
+        self.refusal = _numbers_no_replay_redoes(graph, numbers) or self.refusal
         self.state_names = state_names  # storages an argument must not be (unless aliased)
         found = {
             id(t._storage)
@@ -303,6 +299,35 @@ class StateGuard:
     def write_back(self) -> None:
         for slot, value in self.rebound:
             slot.write(value)
+
+
+def _numbers_no_replay_redoes(graph: Graph, numbers: list[tuple[Slot, Any, Any]]) -> str | None:
+    """Why a Python number the call changed (``state["step"] += 1``) would go stale, or
+    None. A replay runs no Python, except the Python half of a fused optimizer step
+    (``Node.scalars_again``), which counts its own steps: it is run once here, and every
+    number it moves as the call did is its; the values are put back afterwards."""
+    if not numbers:
+        return None
+    start = {slot.identity: slot.read() for slot, _, _ in numbers}
+    for slot, was, _ in numbers:
+        slot.write(was)
+    try:
+        for node in graph.nodes:
+            if node.scalars_again is not None:
+                node.scalars_again()
+    except Exception:  # noqa: BLE001 (it needs state the capture made: nothing is redone)
+        pass
+    redone = {
+        slot.identity for slot, _, now in numbers if type(slot.read()) is type(now) and slot.read() == now
+    }
+    for slot, _, _ in numbers:
+        slot.write(start[slot.identity])
+    for slot, was, now in numbers:
+        if slot.identity not in redone:
+            return (f"it changes {slot.name}, a Python number ({was!r} -> {now!r}), and a replay runs "
+                    "no Python: the number, and anything computed from it, would stay the capture's. "
+                    "Keep it in a tensor, or use a fused optimizer step (foreach=None or True)")  # fmt: skip
+    return None
 
 
 def _number(value: Any) -> bool:

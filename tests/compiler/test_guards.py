@@ -322,3 +322,29 @@ def test_the_least_recently_used_graph_is_dropped_and_that_is_said():
             assert f(minitorch.ones(n)).tolist() == [2.0] * n
     assert len(f.graphs) == GRAPH_LIMIT
     assert any(r.startswith("dropped the least recently used graph") for r in f.recaptures)
+
+
+def test_a_python_counter_beside_a_fused_step_is_not_taken_for_the_steps_own():
+    # Only the numbers the fused step's own Python half advances are replayed; a counter
+    # of the program's (here scaling the loss) would stay at the capture's value.
+    model, twin = twins()
+
+    def make(m):
+        o, count = minitorch.optim.Adam(m.parameters(), lr=0.01), {"n": 0}
+
+        def step(x, y):
+            o.zero_grad()
+            count["n"] += 1
+            loss = F.mse_loss(m(x), y) * count["n"]
+            loss.backward()
+            o.step()
+            return loss
+
+        return step
+
+    compiled, eager = minitorch.compile(make(model)), make(twin)
+    x, y = minitorch.randn(8, 3), minitorch.randn(8, 1)
+    with pytest.warns(UserWarning, match=r"it changes count\['n'\], a Python number \(1 -> 2\)"):
+        for i in range(5):
+            assert compiled(x, y).item() == eager(x, y).item(), f"step {i}"
+    assert_same_state(model, twin, "after 5 steps")
