@@ -15,7 +15,7 @@ import numpy as np
 
 from minitorch import dispatch
 from minitorch._tensor import Size, Tensor
-from minitorch.device import as_device, get_default_device
+from minitorch.device import CPU, as_device, get_default_device
 from minitorch.dtypes import (
     as_dtype,
     bfloat16,
@@ -525,7 +525,11 @@ def legacy_tensor(dtype: DType | None, args: tuple, device: Any = None) -> Tenso
     * ``()``: an empty 1-D tensor;
     * ints, or one ``Size``: a tensor of that shape (uninitialised in PyTorch; zeros here);
     * one tensor: that tensor's storage, shared (``FloatTensor`` wants it float32 already);
-    * one list, tuple or NumPy array: its values, copied and converted to the dtype."""
+    * one list, tuple or NumPy array: its values, copied and converted to the dtype.
+
+    Without ``device=`` it is made on the CPU: like PyTorch's, these old constructors
+    ignore ``set_default_device`` (``torch.Tensor([1, 2])`` is a ``torch.FloatTensor``)."""
+    device = CPU if device is None else device
     if not args:
         return zeros(0, dtype=dtype or get_default_dtype(), device=device)
     first = args[0]

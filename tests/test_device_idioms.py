@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 import torch
 
@@ -92,3 +93,40 @@ def test_bad_default_device_is_refused(default_device_reset) -> None:
     with pytest.raises(RuntimeError):
         minitorch.set_default_device("tpu")
     assert minitorch.get_default_device() == minitorch.device("cpu")
+
+
+# Which factories put their tensor on the default device. PyTorch's legacy constructors
+# (``torch.Tensor(...)``, ``torch.FloatTensor(...)``) and ``from_numpy`` stay on the CPU.
+FACTORIES = {
+    "tensor": lambda t: t.tensor([1.0, 2.0]),
+    "as_tensor": lambda t: t.as_tensor([1.0, 2.0]),
+    "zeros": lambda t: t.zeros(2),
+    "empty": lambda t: t.empty(2, 3),
+    "full": lambda t: t.full((2,), 3.0),
+    "arange": lambda t: t.arange(4),
+    "linspace": lambda t: t.linspace(0, 1, 5),
+    "eye": lambda t: t.eye(3),
+    "randn": lambda t: t.randn(3),
+    "randint": lambda t: t.randint(0, 5, (3,)),
+    "nn.Linear": lambda t: t.nn.Linear(2, 3).weight,
+    "Tensor(list)": lambda t: t.Tensor([1, 2]),
+    "Tensor(sizes)": lambda t: t.Tensor(2, 3),
+    "Tensor()": lambda t: t.Tensor(),
+    "FloatTensor(list)": lambda t: t.FloatTensor([1.0]),
+    "LongTensor(sizes)": lambda t: t.LongTensor(2),
+    "from_numpy": lambda t: t.from_numpy(np.zeros(2)),
+    "zeros_like": lambda t: t.zeros_like(t.zeros(2, device="cpu")),
+}
+
+
+def test_default_device_reaches_the_factories_torch_sends(default_device_reset, emulated_cuda) -> None:
+    """PyTorch's answers come from its "meta" device (this CPU build has no CUDA)."""
+    torch.set_default_device("meta")
+    try:
+        expected = {name: make(torch).device.type == "meta" for name, make in FACTORIES.items()}
+    finally:
+        torch.set_default_device(None)
+    minitorch.set_default_device("cuda")
+    got = {name: make(minitorch).device.type == "cuda" for name, make in FACTORIES.items()}
+    assert got == expected
+    assert str(minitorch.Tensor([[1, 2], [3, 4]]).type()) == "torch.FloatTensor"
