@@ -2,7 +2,10 @@
 
 ``REPO_URL`` is the one place that names the course repository. The notebook builder
 (``notebooks/build.py``) writes it into each notebook's "Open in Colab" badge and first
-cell; a test checks that every notebook agrees with it.
+cell; a test checks that every notebook agrees with it. The first cell installs from
+``$MINITORCH_COURSE_SOURCE`` when that is set (``SOURCE_VARIABLE``), else from the
+repository: anything pip accepts after ``minitorch @``, so a course hosted elsewhere (a
+fork, a JupyterHub with its own copy) needs no notebook edited.
 
 ``setup()`` is what the first cell of each notebook calls after minitorch is importable:
 it seeds the random generator, picks the CPU backend, picks the device (a real GPU when
@@ -19,9 +22,8 @@ import minitorch
 REPO_URL = "https://github.com/minitorch-course/minitorch"
 BRANCH = "main"
 
-# What Colab installs: the package with the extras the notebooks use (Colab already has
-# Jupyter, ipywidgets and a compiler for the CUDA emulator).
-COLAB_REQUIREMENT = f"minitorch[colab] @ git+{REPO_URL}"
+SOURCE_VARIABLE = "MINITORCH_COURSE_SOURCE"  # where the first cell installs from, if set
+DEFAULT_SOURCE = f"git+{REPO_URL}"  # ... and if not: what pip reads after "minitorch @"
 
 
 def colab_url(path: str) -> str:
@@ -37,10 +39,15 @@ def badge(path: str) -> str:
 
 
 def setup_cell(setup_arguments: str = "") -> str:
-    """The source of every notebook's first code cell."""
+    """The source of every notebook's first code cell. Where minitorch is missing it pip
+    installs it with the extras the notebooks use (Colab already has Jupyter, ipywidgets
+    and a compiler for the CUDA emulator)."""
     return f'''# Setup: run this cell first. On Colab (or wherever minitorch is not installed yet)
-# it installs minitorch from the course repository; on your own machine it does nothing.
-REPO_URL = "{REPO_URL}"
+# it installs minitorch from the course repository, or from ${SOURCE_VARIABLE} if set
+# (see notebooks/README.md); on your own machine it does nothing.
+import os
+
+COURSE_SOURCE = os.environ.get("{SOURCE_VARIABLE}", "{DEFAULT_SOURCE}")
 try:
     import minitorch
 except ImportError:
@@ -48,7 +55,7 @@ except ImportError:
     import sys
 
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                    f"minitorch[colab] @ git+{{REPO_URL}}"], check=True)
+                    f"minitorch[colab] @ {{COURSE_SOURCE}}"], check=True)
     import minitorch
 
 from minitorch import course

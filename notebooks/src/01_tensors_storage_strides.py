@@ -108,6 +108,7 @@ for ordinal in range(6):
 # `minitorch/backends/reference.py`:
 #
 # ```python
+# # not runnable: the loop's outline; `a`, `out` and `f` stand for a kernel's arguments
 # for ordinal in range(numel(out.shape)):
 #     ordinal_to_index(ordinal, out.shape, index)          # which element
 #     x = a.storage[index_to_position(index, a.strides, a.offset)]   # read it

@@ -73,6 +73,7 @@ for start in [0.5, 3.0]:
 # graph without Python. Roughly:
 #
 # ```python
+# # not runnable: TensorFlow 1 code, shown for comparison
 # # TensorFlow 1 style: build first ...
 # x = tf.placeholder(tf.float32, [None, 3])
 # loss = tf.reduce_sum(tf.exp(x) ** 2)

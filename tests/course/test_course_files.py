@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
-from minitorch.course.notebook_setup import REPO_URL, colab_url
+from minitorch.course.notebook_setup import DEFAULT_SOURCE, REPO_URL, SOURCE_VARIABLE, colab_url, setup_cell
 from tests.course.notebooks import (
     NOTEBOOKS,
     ROOT,
@@ -50,10 +52,42 @@ def test_badge_and_setup_cell_name_the_repository(notebook) -> None:
     assert colab_url(relative) in source(all_cells[0]), "the first cell carries the Colab badge"
     first_code = next(c for c in all_cells if c["cell_type"] == "code")
     text = source(first_code)
-    assert f'REPO_URL = "{REPO_URL}"' in text
+    assert f'COURSE_SOURCE = os.environ.get("{SOURCE_VARIABLE}", "{DEFAULT_SOURCE}")' in text
     assert "pip" in text and "course.setup(" in text
     urls = set(re.findall(r"https://github\.com/[\w.-]+/[\w.-]+", json.dumps(all_cells)))
     assert urls <= {REPO_URL}, f"repository URLs other than REPO_URL: {urls - {REPO_URL}}"
+
+
+def pip_command_of_the_setup_cell(monkeypatch, environment: dict[str, str]) -> list[str]:
+    """Run the setup cell where minitorch is not installed yet; return what it asks pip."""
+    import minitorch
+
+    monkeypatch.delenv(SOURCE_VARIABLE, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setitem(sys.modules, "minitorch", None)  # `import minitorch` raises ImportError
+    commands = []
+
+    def pip(command, check):
+        commands.append(command)
+        sys.modules["minitorch"] = minitorch  # "installed": the cell's second import works
+
+    monkeypatch.setattr(subprocess, "run", pip)
+    backend = minitorch.get_backend("cpu")
+    try:
+        exec(setup_cell("quiet=True"), {"__name__": "__main__"})
+    finally:
+        minitorch.set_backend("cpu", backend)  # undo the CPU backend the cell picks
+    return commands[0]
+
+
+def test_the_setup_cell_installs_from_the_course_source(monkeypatch) -> None:
+    command = pip_command_of_the_setup_cell(monkeypatch, {})
+    assert command[1:4] == ["-m", "pip", "install"]
+    assert command[-1] == f"minitorch[colab] @ git+{REPO_URL}"
+    fork = "git+https://example.org/a-course/minitorch@spring"
+    command = pip_command_of_the_setup_cell(monkeypatch, {SOURCE_VARIABLE: fork})
+    assert command[-1] == f"minitorch[colab] @ {fork}"
 
 
 @pytest.mark.parametrize("notebook", chapter_notebooks(), ids=lambda p: p.stem)

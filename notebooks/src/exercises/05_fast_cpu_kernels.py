@@ -25,6 +25,7 @@ ordinal_to_index_jit = numba.njit(ordinal_to_index)
 # `make_map(f)` receives a compiled scalar function `f` and returns a kernel
 #
 # ```python
+# # not runnable: the signature of the kernel you write below
 # kernel(out, out_shape, out_strides, out_offset, a, a_shape, a_strides, a_offset)
 # ```
 #
