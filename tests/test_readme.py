@@ -42,6 +42,8 @@ def markdown_documents() -> dict[str, str]:
     for path in sorted((ROOT / "docs").glob("*.md")):
         documents[path.relative_to(ROOT).as_posix()] = path.read_text(encoding="utf-8")
     for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in path.parts:  # Jupyter's autosaves, not the course
+            continue
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
         documents[path.relative_to(ROOT).as_posix()] = "\n\n".join(markdown) + "\n"
