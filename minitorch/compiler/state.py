@@ -238,9 +238,12 @@ class StateGuard:
             accepts_now = (
                 now is not was and isinstance(was, Tensor) and isinstance(now, Tensor) and copy is not False
             )
+            # A slot the call emptied and filled again without reading it (p.grad under
+            # zero_grad()) may hold any tensor of that shape: the graph never reads it.
+            like = (was._shape, was.dtype, was.device) if accepts_now and copy is None else None
             table = slot.holder if isinstance(slot.holder, dict) else None  # (read at once)
             self.checks.append(
-                (slot, table, was, _fields(was), now if accepts_now else MISSING, _fields(now), copy)
+                (slot, table, was, _fields(was), now if accepts_now else MISSING, _fields(now), copy, like)
             )
             for t in tensors:
                 if id(t._storage) in argument_of and t is was:
@@ -251,7 +254,7 @@ class StateGuard:
         self.state_names = state_names  # storages an argument must not be (unless aliased)
         found = {
             id(t._storage)
-            for _, _, was, _, now, _, _ in self.checks
+            for _, _, was, _, now, _, _, _ in self.checks
             for t in (was, now)
             if isinstance(t, Tensor)
         }
@@ -263,14 +266,21 @@ class StateGuard:
         """Why this call's state differs from the capture's, or None (then the copies
         of step 2 are ready in ``self.copies``)."""
         copies = []
-        for slot, table, was, (storage, requires_grad), now, now_fields, copy in self.checks:
+        for slot, table, was, (storage, requires_grad), now, now_fields, copy, like in self.checks:
             value = table.get(slot.key, MISSING) if table is not None else slot.read()
             if value is not was:
-                if value is not now or value is MISSING:
+                if value is now and value is not MISSING:
+                    storage, requires_grad = now_fields
+                    if copy is not None:
+                        copies.append(copy)
+                elif (
+                    like is not None
+                    and isinstance(value, Tensor)
+                    and (value._shape, value.dtype, value.device) == like
+                ):
+                    continue
+                else:
                     return _why(slot.name, was, value)
-                storage, requires_grad = now_fields
-                if copy is not None:
-                    copies.append(copy)
             if storage is not None:
                 if value._storage is not storage:
                     return f"{slot.name} was replaced (its storage changed)"

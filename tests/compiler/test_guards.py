@@ -348,3 +348,27 @@ def test_a_python_counter_beside_a_fused_step_is_not_taken_for_the_steps_own():
         for i in range(5):
             assert compiled(x, y).item() == eager(x, y).item(), f"step {i}"
     assert_same_state(model, twin, "after 5 steps")
+
+
+def test_a_smaller_last_batch_and_back_replays_both_graphs_without_recapturing():
+    # zero_grad() inside empties p.grad and backward fills it: each graph made its own
+    # gradient tensor, and p.grad holds the other graph's when the batch size changes.
+    model, twin = twins()
+    opts = [minitorch.optim.SGD(m.parameters(), lr=0.1) for m in (model, twin)]
+
+    def make(m, o):
+        def step(x, y):
+            o.zero_grad()
+            loss = F.mse_loss(m(x), y)
+            loss.backward()
+            o.step()
+            return loss
+
+        return step
+
+    compiled, eager = minitorch.compile(make(model, opts[0])), make(twin, opts[1])
+    for i, n in enumerate([6, 6, 6, 4, 4, 4, 6, 4, 6, 4]):
+        x, y = minitorch.randn(n, 3), minitorch.randn(n, 1)
+        assert compiled(x, y).item() == eager(x, y).item(), f"step {i}"
+        assert_same_state(model, twin, f"step {i}")
+    assert compiled.recaptures == ["x: shape (6, 3) -> (4, 3)"] and len(compiled.graphs) == 2
