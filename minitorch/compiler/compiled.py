@@ -43,7 +43,7 @@ from minitorch.compiler import guards
 from minitorch.compiler.capture import CaptureError, Recorder, ValuesChanged
 from minitorch.compiler.graph import Graph
 from minitorch.compiler.naming import name_buffers
-from minitorch.compiler.passes import DEFAULT_PASSES, PASSES
+from minitorch.compiler.passes import DEFAULT_PASSES, PASSES, run_passes
 from minitorch.compiler.replay import Program
 from minitorch.compiler.state import StateGuard, find_slots, snapshot
 
@@ -141,8 +141,7 @@ class CompiledFunction:
             cuda.synchronize()
         graph = recorder.finish(spec)
         name_buffers(graph, self.fn)
-        for run_pass in self.passes:
-            graph = run_pass(graph)
+        graph = run_passes(graph, self.passes)  # the rewrites in order, memory planning last
         state_guard = StateGuard(graph, state_before, snapshot(find_slots(self.fn)[0]), tensors)
         if state_guard.refusal is not None:
             return self._run_eagerly(key, state_guard.refusal, result=copies)

@@ -190,8 +190,13 @@ class Graph:
     placement: dict[int, int] = field(default_factory=dict)
 
     def renumber(self) -> Graph:
+        """Name the nodes ``n0, n1, ...`` again: a pass changed them. A memory plan made
+        for the old nodes no longer holds (two temps it let share a storage may now be
+        alive together), so it is dropped: plan memory after the last rewrite
+        (``passes.run_passes`` does)."""
         for i, node in enumerate(self.nodes):
             node.name = f"n{i}"
+        self.placement, self.memory = {}, {}
         return self
 
     def buffers_of(self, kind: str) -> list[Buffer]:

@@ -12,14 +12,23 @@ offsets), so replaying is one loop:
 Two tiers, as everywhere in minitorch:
 
 * ``replay(graph, inputs)`` is that loop, written plainly: the specification;
-* ``Program`` is the same loop made cheap. It allocates the graph's temps once (they are
-  the graph's own memory, reused by every call) and turns every operand into its
-  ``Strided`` once, so that a call only rebinds the operands of the inputs and runs the
-  kernels. A ``Program`` must give exactly what ``replay`` gives.
+* ``Program`` is the same loop made cheap. It allocates the graph's temps once (per
+  workspace, below) and turns every operand into its ``Strided`` once, so that a call
+  only rebinds the operands of the inputs and runs the kernels. A ``Program`` must
+  give exactly what ``replay`` gives.
 
-What a replay returns is always new, so a later call never changes a result you kept:
-``replay`` copies it out of the graph's buffers; ``Program`` gives a returned temp a new
-storage on each call and writes it there directly (no copy), and copies the rest.
+Temps are scratch memory, and two replays must never share it while both run: two
+threads calling one compiled function, or two CUDA streams (a replay only queues its
+kernels, so replays on two streams overlap). A ``Program`` therefore keeps its temps
+in *workspaces*, one per replay in flight, and a replay takes one no other running
+replay uses (``workspace.py`` tells why and how). One thread on one stream uses one.
+
+What a replay returns is what eager code returns. A view of memory the caller holds --
+an argument (``x[0]``, ``x.t()``) or a named variable (a parameter) -- comes back as
+that same view, so writing into ``x`` shows in it. Anything else is new on each call,
+so a later call never changes a result you kept: ``replay`` copies it out of the
+graph's buffers; ``Program`` gives a returned temp a new storage on each call and
+writes it there directly (no copy), and copies the rest.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.compiler.capture import ValuesChanged
 from minitorch.compiler.graph import Buffer, Graph, Node, Operand, OutputSpec, operands_in
+from minitorch.compiler.workspace import Workspace, Workspaces
 from minitorch.layout import contiguous_strides, numel
 
 Strided = dispatch.Strided  # what a kernel sees of a tensor (minitorch/backends/__init__.py)
@@ -47,7 +57,7 @@ def replay(graph: Graph, inputs: list[Tensor]) -> Any:
     check_inputs(graph, inputs)
     for node in checks_first(graph):
         run(node, [strided(o, graph, storages, inputs) for o in operands_in(node.args)], node.args)
-    return outputs(graph.outputs, lambda o: strided(o, graph, storages, inputs))
+    return outputs(graph.outputs, lambda spec: returned(spec, graph, storages, inputs))
 
 
 def checks_first(graph: Graph) -> list[Node]:
@@ -66,26 +76,37 @@ def checks_first(graph: Graph) -> list[Node]:
 
 
 def own_storages(graph: Graph) -> dict[int, Any]:
-    """A storage for every buffer except the inputs: its own one (variables, state,
-    constants) or a new one (temps; a temp placed in another temp's storage by memory
-    planning shares it)."""
+    """A storage for every buffer except the inputs: the program's own (variables,
+    state, constants: ``shared_storages``) and this replay's temps (``temp_storages``)."""
+    return {**shared_storages(graph), **temp_storages(graph)}
+
+
+def shared_storages(graph: Graph) -> dict[int, Any]:
+    """The storages every replay shares: variables and state (their own storage) and
+    constants (made from their values the first time)."""
+    storages: dict[int, Any] = {}
+    for buffer in graph.buffers:
+        if buffer.kind == "constant" and buffer.storage is None:
+            buffer.storage = dispatch.from_numpy(buffer.values.reshape(-1), buffer.device_type)
+        if buffer.kind in ("variable", "state", "constant"):
+            storages[buffer.index] = buffer.storage
+    return storages
+
+
+def temp_storages(graph: Graph) -> dict[int, Any]:
+    """A new storage for every temp; a temp that memory planning placed in another
+    temp's storage (``graph.placement``) shares that one, which holds the largest."""
     storages: dict[int, Any] = {}
     shared: dict[int, int] = {}  # placement target -> elements it must hold
-    for buffer in graph.buffers:
-        if buffer.kind == "temp":
-            target = graph.placement.get(buffer.index, buffer.index)
-            shared[target] = max(shared.get(target, 0), buffer.count)
-    for buffer in graph.buffers:
-        if buffer.kind == "temp":
-            target = graph.placement.get(buffer.index, buffer.index)
-            if target not in storages:
-                storages[target] = dispatch.empty(shared[target], buffer.dtype, buffer.device_type)
-            storages[buffer.index] = storages[target]
-        elif buffer.kind == "constant" and buffer.storage is None:
-            buffer.storage = dispatch.from_numpy(buffer.values.reshape(-1), buffer.device_type)
-            storages[buffer.index] = buffer.storage
-        elif buffer.kind != "input":
-            storages[buffer.index] = buffer.storage
+    temps = graph.buffers_of("temp")
+    for buffer in temps:
+        target = graph.placement.get(buffer.index, buffer.index)
+        shared[target] = max(shared.get(target, 0), buffer.count)
+    for buffer in temps:
+        target = graph.placement.get(buffer.index, buffer.index)
+        if target not in storages:
+            storages[target] = dispatch.empty(shared[target], buffer.dtype, buffer.device_type)
+        storages[buffer.index] = storages[target]
     return storages
 
 
@@ -162,17 +183,47 @@ def flatten_outputs(value: Any) -> list[OutputSpec]:
     return []
 
 
-def outputs(value: Any, view_of: Any) -> Any:
-    """The function's return value rebuilt: each ``OutputSpec`` copied into a new tensor
-    (``view_of(operand)`` is where its elements are now)."""
+def outputs(value: Any, make: Any) -> Any:
+    """The function's return value rebuilt: each ``OutputSpec`` replaced by ``make(spec)``."""
     if isinstance(value, OutputSpec):
-        return copy_out(value, view_of(value.operand))
+        return make(value)
     if isinstance(value, (list, tuple)):
-        items = [outputs(v, view_of) for v in value]
+        items = [outputs(v, make) for v in value]
         return tuple(items) if isinstance(value, tuple) else items
     if isinstance(value, dict):
-        return {k: outputs(v, view_of) for k, v in value.items()}
+        return {k: outputs(v, make) for k, v in value.items()}
     return value
+
+
+def returned(spec: OutputSpec, graph: Graph, storages: dict[int, Any], inputs: list[Tensor]) -> Tensor:
+    """One tensor of the return value. Where eager code returned a view of memory the
+    caller holds -- of an argument (``x[0]``, ``x.t()``, ``x`` itself) or of a named
+    variable (a parameter) -- the replay returns that same view: writing into ``x``
+    shows in the result, as it does eagerly (the view is a new tensor object, as any
+    view is: even ``return x`` gives a view of ``x``, not ``x`` itself). Anything else
+    lives in the graph's own buffers and is copied out, so that a later replay never
+    changes a result you kept."""
+    o = spec.operand
+    source = strided(o, graph, storages, inputs)
+    base = held_by_caller(graph.buffers[o.buffer], inputs)
+    if base is not None:
+        return Tensor._make(source.storage, o.shape, o.strides, source.offset, spec.dtype, spec.device, base)
+    return copy_out(spec, source)
+
+
+def held_by_caller(buffer: Buffer, inputs: list[Tensor]) -> Tensor | None:
+    """The tensor a returned view of ``buffer`` is a view of (as ``Tensor._view`` sets
+    ``_base``): the argument, or the tensor that named the variable; None when the
+    buffer is the graph's own (temps, constants, state)."""
+    if buffer.kind == "input":
+        t = inputs[buffer.input_index]
+    elif buffer.kind == "variable" and buffer.owner is not None:
+        t = buffer.owner()
+        if t is None or t._storage is not buffer.storage:
+            return None
+    else:
+        return None
+    return t if t._base is None else t._base
 
 
 def copy_out(spec: OutputSpec, source: Strided) -> Tensor:
@@ -192,39 +243,51 @@ def copy_out(spec: OutputSpec, source: Strided) -> Tensor:
 class Program:
     """A graph made ready to run many times (see the module docstring).
 
-    ``steps`` holds one ``(kernel, arguments)`` pair per node whose operands are all the
-    graph's own; a node that reads or writes an input keeps its ``Operand``s and is
-    completed on each call."""
+    A workspace's ``steps`` hold one ``(kernel, arguments, None)`` triple per node whose
+    operands are all the graph's own; a node that reads or writes an input (or a
+    returned temp) is kept as ``(None, None, node)`` and completed on each call."""
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self.storages = own_storages(graph)
         self.extents = input_extents(graph)
         # Temps the function returns get a new storage on every call and are handed out
         # as they are, instead of being copied out of a storage the graph keeps.
         self.fresh = sorted({spec.operand.buffer for spec in flatten_outputs(graph.outputs)
                              if graph.buffers[spec.operand.buffer].kind == "temp"})  # fmt: skip
-        self.steps: list[tuple[Any, Any, Node | None]] = []
-        for node in checks_first(graph):
+        self.order = checks_first(graph)
+        shared = shared_storages(graph)
+        on_cuda = any(buffer.device_type == "cuda" for buffer in graph.buffers)
+        self.workspaces = Workspaces(lambda: self._workspace(shared), on_cuda)
+
+    def _workspace(self, shared: dict[int, Any]) -> Workspace:
+        """New temps (``workspace.py``), and every kernel call prepared on them."""
+        graph, storages = self.graph, {**shared, **temp_storages(self.graph)}
+        steps: list[tuple[Any, Any, Node | None]] = []
+        for node in self.order:
             touches_input = any(graph.buffers[o.buffer].kind == "input" or o.buffer in self.fresh
                                 for o in operands_in(node.args))  # fmt: skip
             if touches_input or node.primitive == "check" or node.scalars_again is not None:
-                self.steps.append((None, None, node))
+                steps.append((None, None, node))
                 continue
-            call_args = _substitute(node.args, iter([self._own(o) for o in operands_in(node.args)]))
+            own = [Strided(storages[o.buffer], o.shape, o.strides, o.offset) for o in operands_in(node.args)]
             kernel = node.code or dispatch.kernel_function(node.primitive, node.device_type)
-            self.steps.append((kernel, call_args, None))
-
-    def _own(self, o: Operand) -> Strided:
-        return Strided(self.storages[o.buffer], o.shape, o.strides, o.offset)
+            steps.append((kernel, _substitute(node.args, iter(own)), None))
+        return Workspace(storages, steps)
 
     def __call__(self, inputs: list[Tensor]) -> Any:
-        graph, storages = self.graph, self.storages
         for buffer, low, high in self.extents:  # (check_inputs, inlined)
             arg = inputs[buffer.input_index]
             shift = arg._offset - buffer.input_offset
             if low + shift < 0 or high + shift >= len(arg._storage):
-                check_inputs(graph, inputs)  # raises with the message
+                check_inputs(self.graph, inputs)  # raises with the message
+        workspace = self.workspaces.take()  # this replay's temps, no one else's
+        try:
+            return self._run(workspace, inputs)
+        finally:
+            self.workspaces.give_back(workspace)
+
+    def _run(self, workspace: Workspace, inputs: list[Tensor]) -> Any:
+        graph, storages = self.graph, workspace.storages
         if self.fresh:
             storages = dict(storages)  # this call's: the returned temps' new storages
             for index in self.fresh:
@@ -232,7 +295,7 @@ class Program:
                 storages[index] = dispatch.empty(buffer.count, buffer.dtype, buffer.device_type)
         if dispatch.recording:  # a trace() block is open: record each call as it runs
             return self._traced(inputs, storages)
-        for kernel, call_args, node in self.steps:
+        for kernel, call_args, node in workspace.steps:
             if node is None:
                 kernel(*call_args)
             else:
@@ -241,32 +304,21 @@ class Program:
 
     def _results(self, inputs: list[Tensor], storages: dict[int, Any]) -> Any:
         """The return value: a returned temp as a tensor over its new storage, anything
-        else copied (``outputs``)."""
+        else as ``returned`` makes it (a view of the caller's memory, or a copy)."""
         graph = self.graph
 
-        def view_of(o: Operand) -> Strided:
-            return strided(o, graph, storages, inputs)
+        def make(spec: OutputSpec) -> Tensor:
+            o = spec.operand
+            if o.buffer in self.fresh:
+                return Tensor._make(storages[o.buffer], o.shape, o.strides, o.offset, spec.dtype, spec.device)
+            return returned(spec, graph, storages, inputs)
 
-        def build(value: Any) -> Any:
-            if isinstance(value, OutputSpec):
-                if value.operand.buffer in self.fresh:
-                    o = value.operand
-                    return Tensor._make(storages[o.buffer], o.shape, o.strides, o.offset, value.dtype,
-                                        value.device)  # fmt: skip
-                return copy_out(value, view_of(value.operand))
-            if isinstance(value, (list, tuple)):
-                items = [build(v) for v in value]
-                return tuple(items) if isinstance(value, tuple) else items
-            if isinstance(value, dict):
-                return {k: build(v) for k, v in value.items()}
-            return value
-
-        return build(graph.outputs)
+        return outputs(graph.outputs, make)
 
     def _traced(self, inputs: list[Tensor], storages: dict[int, Any]) -> Any:
-        """``__call__`` with every kernel call timed and added to the open traces."""
+        """``_run`` with every kernel call timed and added to the open traces."""
         graph = self.graph
-        for node in checks_first(graph):
+        for node in self.order:
             operands = [strided(o, graph, storages, inputs) for o in operands_in(node.args)]
             start = time.perf_counter()
             run(node, operands, node.args)

@@ -69,7 +69,7 @@ def fold(node: Node, buffers: list[Buffer]) -> None:
         out.storage = dispatch.empty(out.count, out.dtype, out.device_type)
     for o in node.reads:
         source = buffers[o.buffer]
-        if source.storage is None:  # a constant not made yet (as replay.own_storages does)
+        if source.storage is None:  # a constant not made yet (as replay.shared_storages does)
             source.storage = dispatch.from_numpy(source.values.reshape(-1), source.device_type)
     storages = [buffers[o.buffer].storage for o in operands_in(node.args)]
     operands = [Strided(s, o.shape, o.strides, o.offset) for s, o in zip(storages, operands_in(node.args))]

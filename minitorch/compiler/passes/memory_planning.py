@@ -26,8 +26,10 @@ end. Greedy best fit, in order of first use::
     each member is placed in its group's largest buffer (``graph.placement``)
 
 A temp no node touches any more (another pass dropped its writer) joins any group of
-its dtype. ``replay.own_storages`` then allocates one storage per group, and
-``graph.memory`` says how many bytes the temps took before and after.
+its dtype. ``replay.temp_storages`` then allocates one storage per group (for each
+workspace of the replay), and ``graph.memory`` says how many bytes the temps took
+before and after. Planning comes after every rewrite (``passes.run_passes``): the plan
+is only true of the node list it was made for.
 """
 
 from __future__ import annotations
