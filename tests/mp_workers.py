@@ -7,7 +7,13 @@ functions live here, away from the test module, so that a child imports minitorc
 
 from __future__ import annotations
 
+import fcntl
+import multiprocessing
 import os
+import signal
+import sys
+import termios
+import threading
 import time
 
 import minitorch
@@ -89,3 +95,58 @@ class Filled(Dataset):
 
     def __getitem__(self, i: int) -> minitorch.Tensor:
         return minitorch.full((3,), float(i))
+
+
+def a_pipe_holds(nbytes: int) -> bool:
+    """Whether one of this process's pipes holds at least ``nbytes`` unread bytes."""
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+                unread = fcntl.ioctl(int(fd), termios.FIONREAD, bytes(4))
+                if int.from_bytes(unread, sys.byteorder) >= nbytes:
+                    return True
+        except OSError:  # closed meanwhile
+            pass
+    return False
+
+
+class DiesAt(Dataset):
+    """Four samples for two forked DataLoader workers (``batch_size=None``): worker 0
+    fetches samples 0 and 2, worker 1 samples 1 and 3. Sample 1 waits for ``gate`` (the
+    main process sets it once it holds sample 0, and then stops reading), and worker 1
+    ends as ``how`` says:
+
+    * ``"before"``: killed (SIGKILL) before sending sample 1;
+    * ``"while"``: killed while sending sample 1, 64 MiB that fill the pipe many times
+      over: a thread kills the process once the pipe holds 32 KiB of it (nobody reads);
+    * ``"after"``: sample 1 is sent whole, and the worker is killed fetching sample 3;
+    * ``"stopped"``: stopped (SIGSTOP) while sending sample 1, alive but silent.
+    """
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+        self.gate = multiprocessing.get_context("fork").Event()
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> bytes:
+        if i == 1:
+            self.gate.wait(timeout=120)
+            if self.how == "before":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if self.how in ("while", "stopped"):
+                stop = signal.SIGKILL if self.how == "while" else signal.SIGSTOP
+                threading.Thread(target=self._stop_when_the_pipe_fills, args=(stop,), daemon=True).start()
+                return bytes(64 << 20)
+        if i == 3 and self.how == "after":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return bytes([i])
+
+    @staticmethod
+    def _stop_when_the_pipe_fills(stop: int) -> None:
+        deadline = time.monotonic() + 120
+        while not a_pipe_holds(32 << 10) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        os.kill(os.getpid(), stop)
+

@@ -321,6 +321,62 @@ def test_a_killed_worker_is_an_error_not_a_hang() -> None:
     assert _all_gone(pids)
 
 
+DIES_AT = """
+import sys, time
+sys.path.insert(0, {root!r})
+from minitorch.utils.data import DataLoader
+from tests.mp_workers import DiesAt
+
+def stopped(pid):
+    with open(f"/proc/{{pid}}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] == "T"
+
+dataset = DiesAt({how!r})
+iterator = iter(DataLoader(dataset, batch_size=None, num_workers=2, timeout={timeout},
+                           collate_fn=lambda sample: sample, multiprocessing_context="fork"))
+print(*iterator.worker_pids, flush=True)
+assert next(iterator) == bytes([0])
+dataset.gate.set()  # worker 1 goes on, and this process reads nothing until it has ended
+if {how!r} == "stopped":
+    while not stopped(iterator.workers[1].pid):
+        time.sleep(0.01)
+else:
+    iterator.workers[1].join()
+try:
+    print(sum(len(sample) for sample in iterator))
+except RuntimeError as error:
+    print(error)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="the dataset watches its pipes in /proc")
+@pytest.mark.parametrize("how", ["before", "while", "after", "stopped"])
+def test_a_worker_killed_at_any_moment_is_an_error_within_the_timeout(how: str) -> None:
+    """Worker 1 is killed before, while or after sending a batch (``tests/mp_workers.py``
+    ``DiesAt``), or stopped halfway through sending it, while the main process reads
+    nothing; then the main process reads on. PyTorch's error comes, never a read that
+    waits for the rest of a half-written batch (run as a program, so that a hang is a
+    failure, not a hung test run)."""
+    program = DIES_AT.format(root=str(ROOT), how=how, timeout=2 if how == "stopped" else 10)
+    child = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)  # fmt: skip
+    try:
+        stdout, stderr = child.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)  # the workers too: one process group
+        stdout, stderr = child.communicate()
+        pytest.fail(f"the main process hung after worker 1 was {how}:\n{stdout}{stderr}")
+    assert child.returncode == 0, stderr
+    pids, message = stdout.splitlines()
+    pids = [int(pid) for pid in pids.split()]
+    if how == "stopped":
+        assert message == "DataLoader timed out after 2 seconds"
+    else:
+        assert message == f"DataLoader worker (pid {pids[1]}) is killed by signal: Killed."
+    assert _all_gone(pids)  # the stopped worker too
+    assert _segments_of({child.pid, *pids}) == []
+
+
 def test_timeout() -> None:
     iterator = iter(DataLoader(Numbers(8, slow={2: 30}), batch_size=2, num_workers=2, timeout=0.5))
     pids = iterator.worker_pids
@@ -528,7 +584,8 @@ def test_started_workers_leave_the_resource_tracker_clean(method: str) -> None:
     program = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
                "from minitorch.utils.data import DataLoader\n"
                "from tests.mp_workers import Filled\n"
-               f"loader = DataLoader(Filled(), batch_size=4, num_workers=1, multiprocessing_context={method!r})\n"
+               "loader = DataLoader(Filled(), batch_size=4, num_workers=1,\n"
+               f"                    multiprocessing_context={method!r})\n"
                "print(sum(batch.shape[0] for batch in loader))\n")  # fmt: skip
     child = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)  # fmt: skip

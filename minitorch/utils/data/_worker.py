@@ -2,8 +2,8 @@
 
 With ``DataLoader(dataset, num_workers=N)`` the main process starts N worker processes.
 Each gets a copy of the dataset, its own *index queue* (tasks from the main process) and
-the shared *result queue* (batches back to the main process). ``worker_loop`` runs in
-each worker::
+its own *result pipe* (batches back to the main process: ``result_pipes.py``).
+``worker_loop`` runs in each worker::
 
     seed random, NumPy and minitorch from (base_seed, worker_id); worker_init_fn(worker_id)
     fetcher = make_fetcher(dataset)
@@ -11,22 +11,21 @@ each worker::
         message = index_queue.get(timeout=POLL_INTERVAL)        # wake up now and then
         None                     -> leave the loop (the main process shuts us down)
         ResumeIteration          -> a new epoch of persistent workers: fresh fetcher, ack
-        (task_id, task)          -> result_queue.put((task_id, pickled fetcher.fetch(task)))
+        (task_id, task)          -> send (task_id, pickled fetcher.fetch(task)) on the pipe
                                     or an ExceptionWrapper if the fetch raised,
                                     or StreamEnd if an IterableDataset ran dry
 
 How a batch travels to the model: ``default_collate`` stacks the samples straight into
 a new shared-memory segment (it asks ``get_worker_info()`` whether it runs in a worker;
 ``collate.py``), the only time the batch's values are written. The worker then pickles
-the batch itself (with multiprocessing's ``ForkingPickler``, exactly as the queue would),
-so that a batch that cannot be pickled comes back as an error instead of vanishing in
-the queue's feeder thread. A tensor already in shared memory pickles as its segment's
+the batch itself (with multiprocessing's ``ForkingPickler``), so that a batch that cannot
+be pickled comes back as an error. A tensor already in shared memory pickles as its segment's
 name and its layout (``minitorch.multiprocessing``), a few hundred bytes in all; one
 that is not (a custom ``collate_fn``'s, the labels made from Python numbers) is first
 moved there, a copy. The main process maps the same segments: nothing is copied again.
 
-Waiting with a timeout is what lets a worker notice that its parent died
-(``ParentWatchdog``): a worker never outlives the program.
+Waiting with a timeout (for a task, or for room in a full pipe) is what lets a worker
+notice that its parent died (``ParentWatchdog``): a worker never outlives the program.
 """
 
 from __future__ import annotations
@@ -46,11 +45,8 @@ from minitorch import creation, shared_storage
 from minitorch.multiprocessing.reductions import init_reductions
 from minitorch.utils.data.dataset import Dataset
 from minitorch.utils.data.fetch import FetchOptions, make_fetcher
+from minitorch.utils.data.result_pipes import POLL_INTERVAL, send
 from minitorch.utils.data.worker_info import WorkerInfo, set_worker_info
-
-# Seconds a worker (and the main process) waits on a queue before looking around: is the
-# parent still alive, did a worker die? Short enough that nothing hangs for long.
-POLL_INTERVAL = 0.25
 
 
 @dataclass(frozen=True)
@@ -144,7 +140,7 @@ def _answer(fetcher: Any, task: Any, worker_id: int) -> tuple[Any, bool]:
         return ExceptionWrapper(where=f"in DataLoader worker process {worker_id}"), False
 
 
-def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, result_queue: Any,
+def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, result_pipe: Any,
                 done_event: Any, base_seed: int, worker_init_fn: Any, worker_id: int,
                 num_workers: int) -> None:  # fmt: skip
     """The body of worker process ``worker_id`` (see the module docstring)."""
@@ -173,7 +169,8 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
                 if setup_error is None:
                     fetcher = make_fetcher(dataset, options)
                 stream_ended = False
-                result_queue.put((message, None))
+                if not send(result_pipe, (message, None), watchdog.parent_alive):
+                    break
                 continue
             if done_event.is_set() or stream_ended:
                 continue  # shutting down, or nothing left to fetch: tasks go unanswered
@@ -182,15 +179,14 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
                 reply: Any = setup_error
             else:
                 reply, stream_ended = _answer(fetcher, task, worker_id)
-            result_queue.put((task_id, reply))
+            if not send(result_pipe, (task_id, reply), watchdog.parent_alive):
+                break
             del reply, message, task  # drop the pickled batch now, not at the next task
     except KeyboardInterrupt:
         pass  # Ctrl-C reaches every process of the terminal; the main process raises it
-    # At exit the queue's feeder thread writes out what is left: the main process reads
-    # it while shutting down, releasing those batches' shared memory. An orphan leaves
-    # without writing into a pipe nobody reads, and removes the segments of the batches
-    # its dead parent never received (nobody else would).
+    # Every reply sent is in the pipe: the main process reads what is left while shutting
+    # down, releasing those batches' shared memory. An orphan removes the segments of the
+    # batches its dead parent never received (nobody else would).
+    result_pipe.close()  # the main process reads end of file: this worker is gone
     if not watchdog.parent_alive():
-        result_queue.cancel_join_thread()
         shared_storage.sweep(in_flight_too=True)
-    result_queue.close()

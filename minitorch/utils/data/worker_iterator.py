@@ -1,8 +1,8 @@
 """The main process's side of ``DataLoader(num_workers=N)``: hand out tasks, collect batches.
 
-    index queue 0 --> worker 0 --\\
-    index queue 1 --> worker 1 ---+--> result queue --> reorder buffer --> for batch in loader
-    ...                          /
+    index queue 0 --> worker 0 --> result pipe 0 --\\
+    index queue 1 --> worker 1 --> result pipe 1 ---+--> reorder buffer --> for batch in loader
+    ...                                            /
 
 **Tasks.** The loader's index lists (one per batch) are numbered ``0, 1, 2, ...`` and
 handed to the workers in turn (task ``k`` to worker ``k % N`` while all are busy). At most
@@ -10,9 +10,9 @@ handed to the workers in turn (task ``k`` to worker ``k % N`` while all are busy
 loop takes, so the workers stay ahead of the training loop by that many batches and no
 further.
 
-**Batches.** A worker collates each batch straight into shared memory and sends it
-pickled by ``ForkingPickler``: only the segments' names and layouts
-(``minitorch.multiprocessing``). Receiving a batch is ``pickle.loads``, which maps the
+**Batches.** A worker collates each batch straight into shared memory and sends it on its
+own pipe (``result_pipes.py``), pickled by ``ForkingPickler``: only the segments' names
+and layouts (``minitorch.multiprocessing``). Receiving a batch is ``pickle.loads``, which maps the
 worker's segments (no values pass through the pipe, none are copied here); that and the
 reorder buffer are all the main process does per batch, so its core stays free for the
 workers and the model.
@@ -22,15 +22,17 @@ buffer* (a dict from task number to batch) until every earlier one has been yiel
 the batches come out exactly as ``num_workers=0`` gives them (``in_order=False`` yields
 each one as it arrives instead).
 
-**Failures.** Waiting is done in short slices (``POLL_INTERVAL``); between slices the main
-process checks that every worker is alive, so a worker killed by a signal gives a clear
-``RuntimeError`` instead of a hang, and ``timeout=`` bounds each wait. An exception in a
-worker arrives as an ``ExceptionWrapper`` and is raised here with the worker's traceback.
+**Failures.** Waiting is done in short slices (``POLL_INTERVAL``), and a batch is read only
+as far as its bytes have come, never waiting for the rest; between slices the main
+process checks that every worker is alive and that its pipe is open, so a worker killed
+at any moment (before, while or after sending a batch) gives PyTorch's ``RuntimeError``
+instead of a hang, and ``timeout=`` bounds each wait. An exception in a worker arrives as
+an ``ExceptionWrapper`` and is raised here with the worker's traceback.
 
 **Shutdown.** At the end of the epoch (unless ``persistent_workers``), on ``break`` and
 ``del`` of the iterator, on Ctrl-C, a timeout or a dead worker, and when the program exits, a
-``weakref.finalize`` tells every worker to stop, waits briefly, and terminates any worker
-still running: no orphan processes. Batches still on their way are read and dropped, so
+``weakref.finalize`` tells every worker to stop, waits briefly, and terminates (then kills)
+any worker still running: no orphan processes. Batches still on their way are read and dropped, so
 their shared memory is freed too.
 """
 
@@ -39,8 +41,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import multiprocessing
+import multiprocessing.connection
 import pickle
-import queue
 import signal
 import time
 import weakref
@@ -49,13 +51,8 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch import shared_storage
 from minitorch.multiprocessing.reductions import init_reductions
-from minitorch.utils.data._worker import (
-    POLL_INTERVAL,
-    ExceptionWrapper,
-    ResumeIteration,
-    StreamEnd,
-    worker_loop,
-)
+from minitorch.utils.data._worker import ExceptionWrapper, ResumeIteration, StreamEnd, worker_loop
+from minitorch.utils.data.result_pipes import POLL_INTERVAL, ResultPipes
 
 if TYPE_CHECKING:
     from minitorch.utils.data.dataloader import DataLoader
@@ -74,39 +71,43 @@ def release(reply: Any) -> None:
             pickle.loads(reply)
 
 
-def drain(result_queue: Any, wait: float) -> None:
-    """Release every reply waiting in the result queue (waiting ``wait`` for the first)."""
-    with contextlib.suppress(queue.Empty, OSError, EOFError):
-        while True:
-            _, reply = result_queue.get(timeout=wait)
-            release(reply)
+def drain(results: ResultPipes, timeout: float) -> None:
+    """Release every complete reply the workers' pipes hold (waiting ``timeout`` for one)."""
+    while (message := results.receive(timeout)) is not None:
+        release(message[1])
+        timeout = 0.0
 
 
-def _shut_down(workers: list, index_queues: list, result_queue: Any, done_event: Any) -> None:
+def _shut_down(workers: list, index_queues: list, results: ResultPipes, done_event: Any) -> None:
     """Stop every worker: set ``done_event`` (unanswered tasks are dropped) and send each
     the message ``None``; while they leave, read and release what they still send; after
-    ``JOIN_TIMEOUT`` seconds terminate any worker still running."""
+    ``JOIN_TIMEOUT`` seconds terminate any worker still running, and kill one that does
+    not end even so (a stopped process)."""
     done_event.set()
     for worker, index_queue in zip(workers, index_queues):
         if worker.is_alive():
             index_queue.put(None)
     deadline = time.monotonic() + JOIN_TIMEOUT
     while any(worker.is_alive() for worker in workers) and time.monotonic() < deadline:
-        drain(result_queue, wait=0.02)
+        drain(results, timeout=0.02)
+        if len(results.ended()) == len(workers):  # every pipe closed: wait for the exits
+            multiprocessing.connection.wait([worker.sentinel for worker in workers], timeout=0.02)
     for worker in workers:
-        if worker.is_alive():
-            worker.terminate()
-        worker.join(timeout=JOIN_TIMEOUT)
-    drain(result_queue, wait=0.0)
+        for stop in (worker.terminate, worker.kill):
+            if worker.is_alive():
+                stop()
+                worker.join(timeout=JOIN_TIMEOUT)
+    drain(results, timeout=0.0)
     for index_queue in index_queues:
         index_queue.cancel_join_thread()
         index_queue.close()
-    result_queue.cancel_join_thread()
-    result_queue.close()
+    results.close()
 
 
 def _worker_died(worker: Any) -> str:
-    """Why a worker process is gone, in PyTorch's words."""
+    """Why a worker process is gone, in PyTorch's words (once it has exited: its pipe may
+    close a moment before)."""
+    worker.join(timeout=JOIN_TIMEOUT)
     if worker.exitcode is not None and worker.exitcode < 0:
         signal_name = signal.strsignal(-worker.exitcode)
         return f"DataLoader worker (pid {worker.pid}) is killed by signal: {signal_name}. "
@@ -126,23 +127,26 @@ class MultiProcessingDataLoaderIter:
         init_reductions()  # tensors sent by multiprocessing go through shared memory
         # minitorch.manual_seed(s) before the loop makes every worker's numbers repeat.
         base_seed = loader._base_seed()
-        self.result_queue = context.Queue()
+        self.results = ResultPipes()
         self.done_event = context.Event()
         self.index_queues: list = []
         self.workers: list = []
         for worker_id in range(self.num_workers):
             index_queue = context.Queue()
+            reader, writer = context.Pipe(duplex=False)
             worker = context.Process(
                 target=worker_loop, daemon=True, name=f"DataLoader worker {worker_id}",
-                args=(loader.dataset, loader._fetch_options(), index_queue, self.result_queue,
+                args=(loader.dataset, loader._fetch_options(), index_queue, writer,
                       self.done_event, base_seed, loader.worker_init_fn, worker_id,
                       self.num_workers),
             )  # fmt: skip
             worker.start()
+            writer.close()  # the worker is its pipe's only writer (and later forks get none)
+            self.results.add(reader)
             self.index_queues.append(index_queue)
             self.workers.append(worker)
         self._shutdown = weakref.finalize(self, _shut_down, self.workers, self.index_queues,
-                                          self.result_queue, self.done_event)  # fmt: skip
+                                          self.results, self.done_event)  # fmt: skip
         self._start_epoch(loader._tasks(), first=True)
 
     @property
@@ -192,16 +196,17 @@ class MultiProcessingDataLoaderIter:
 
     def _receive(self) -> tuple[Any, Any]:
         """The next ``(task_id, reply)`` from any worker. Waits in slices of
-        ``POLL_INTERVAL``, checking between them that the workers are alive and that
-        ``timeout`` (if any) has not passed."""
+        ``POLL_INTERVAL``, checking between them that the workers are alive (a worker whose
+        pipe is closed is not) and that ``timeout`` (if any) has not passed."""
         deadline = time.monotonic() + self.timeout if self.timeout > 0 else None
         while True:
             wait = POLL_INTERVAL if deadline is None else min(POLL_INTERVAL, deadline - time.monotonic())
-            try:
-                return self.result_queue.get(timeout=max(wait, 0.0))
-            except queue.Empty:
-                pass
-            dead = [worker for worker in self.workers if not worker.is_alive()]
+            message = self.results.receive(max(wait, 0.0))
+            if message is not None:
+                return message
+            closed = self.results.ended()
+            dead = [worker for worker_id, worker in enumerate(self.workers)
+                    if worker_id in closed or not worker.is_alive()]  # fmt: skip
             if dead:
                 self._shutdown()
                 shared_storage.sweep()  # segments only the dead worker held
