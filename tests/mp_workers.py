@@ -17,7 +17,7 @@ import threading
 import time
 
 import minitorch
-from minitorch.utils.data import Dataset
+from minitorch.utils.data import Dataset, IterableDataset
 
 
 def describe(t: minitorch.Tensor) -> tuple:
@@ -150,3 +150,14 @@ class DiesAt(Dataset):
             time.sleep(0.001)
         os.kill(os.getpid(), stop)
 
+
+class Endless(IterableDataset):
+    """A stream that never ends (``full((2,), k)`` for k = 0, 1, ...): a loop over it ends
+    only when something stops it."""
+
+    def __iter__(self):
+        k = 0
+        while True:
+            time.sleep(0.01)  # paced, so that the workers leave the machine's cores to others
+            yield minitorch.full((2,), float(k))
+            k += 1
