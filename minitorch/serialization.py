@@ -18,16 +18,27 @@ Tensors are saved contiguous, on the CPU; tensors that shared memory come back a
 separate copies. ``f`` is a path or an open binary file (``io.BytesIO``, ``open(p, "wb")``),
 as in PyTorch.
 
-Writing a path is atomic: the bytes go to ``.<name>.minitorch-tmp`` beside the target,
-which is then renamed over it, so a crash never leaves half a checkpoint under the real
-name. The temporary name is fixed, so a save killed midway leaves at most one orphan,
-which the next save to the same path replaces. Like ``open(path, "wb")`` in PyTorch, the
-new file gets the mode the umask allows (0644 under umask 022), an existing file keeps
-its mode, and a symlink is written through (the link stays, its target changes).
+Writing a path is atomic: the bytes go to a new ``.<name>.<random>.minitorch-tmp``
+beside the target, which is then renamed over it, so a crash never leaves half a
+checkpoint under the real name, and saves racing to one path (two threads, two
+processes) each write their own temporary file: the last rename wins, whole. A save
+holds a lock on its temporary file until the rename (``flock``, where the system has
+it; the lock ends with the process), so the next save to the path removes the orphans
+of killed saves, the unlocked ones, and never a save still in progress. Like
+``open(path, "wb")`` in PyTorch, the new file gets the mode the umask allows (0644
+under umask 022), an existing file keeps its mode, and a symlink is written through (the
+link stays, its target changes). Only a regular file is ever replaced: a directory is an
+``IsADirectoryError``, and a FIFO or a device (``/dev/null``, ``/dev/stdout``) is opened
+and written into, as ``torch.save`` does.
+
+The format reserves the key ``__metadata__`` (the header's own metadata): a state dict
+with a tensor of that name is refused before anything is written.
 
 Reading checks the format's rules before trusting a byte: the header must start with
 ``{``, may be padded with trailing spaces (0x20) only, and has no duplicate keys; data
-offsets must cover the data exactly (checked by the safetensors package). Every
+offsets must cover the data exactly (checked by the safetensors package). Any damaged
+file (truncated, a wrong header length, bad JSON, offsets outside the data, an unknown
+dtype code, a shape no tensor can have) is a ``RuntimeError`` that names the file. Every
 minitorch dtype has its safetensors code (``F32``, ``BF16``, ``U8``...: ``DTYPES``), so a
 tensor comes back with the dtype it was saved with.
 
@@ -37,8 +48,10 @@ tensor comes back with the dtype it was saved with.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import secrets
 import stat
 from collections import OrderedDict
 from pathlib import Path
@@ -50,9 +63,15 @@ from minitorch import creation
 from minitorch._tensor import Tensor
 from minitorch.dtypes import ALL_DTYPES, bfloat16
 
+try:
+    import fcntl  # flock: POSIX systems
+except ImportError:  # pragma: no cover (Windows: no locks, so orphans are left in place)
+    fcntl = None
+
 STRUCTURE_KEY = "minitorch.structure"  # metadata: JSON of a nested object
 ORDER_KEY = "minitorch.order"  # metadata: the keys of a flat state dict, in order
-TEMPORARY_SUFFIX = ".minitorch-tmp"  # the write in progress: .<name>.minitorch-tmp
+METADATA_KEY = "__metadata__"  # the header's metadata; reserved by the format
+TEMPORARY_SUFFIX = ".minitorch-tmp"  # a write in progress: .<name>.<random>.minitorch-tmp
 MAX_DEPTH = 100  # nesting of saved structures (an optimizer state dict is about 5 deep)
 MAX_HEADER = 100 * 2**20  # bytes; the safetensors package has the same limit
 # safetensors dtype code -> the minitorch dtype whose storage cells hold those bytes
@@ -87,7 +106,7 @@ def _serialize(tensors: dict[str, Tensor], metadata: dict[str, str]) -> bytes:
     header (each tensor's dtype code, shape and byte range; the metadata), then the bytes
     of every tensor one after another. The header is padded with spaces to a multiple
     of 8 bytes, so the data starts aligned, as the format's own writer does."""
-    header: dict[str, Any] = {"__metadata__": metadata}
+    header: dict[str, Any] = {METADATA_KEY: metadata}
     chunks, start = [], 0
     for name, t in tensors.items():
         cells = _host(t)
@@ -110,7 +129,7 @@ def _encode(obj: Any, path: str, tensors: dict[str, Tensor], depth: int = 0) -> 
         raise ValueError(f"minitorch.save: the object is nested more than {MAX_DEPTH} levels deep ({path!r})")
     if isinstance(obj, Tensor):
         name = path or "tensor"
-        while name in tensors:
+        while name in tensors or name == METADATA_KEY:  # (names in a structure are ours to choose)
             name += "_"
         tensors[name] = obj
         return {"tensor": name}
@@ -158,26 +177,79 @@ def _check_path(f: Any, name: str) -> Path:
     return Path(f)
 
 
-def _write_atomically(data: bytes, f: str | os.PathLike) -> None:
-    """``data`` into the file ``f`` through ``.<name>.minitorch-tmp`` and a rename::
-
-        target    = f, or the file it links to
-        temporary = .<name>.minitorch-tmp beside target   (an orphan of a killed save is replaced)
-        write data to temporary; give it target's mode if target exists
-        rename temporary -> target                       (atomic: old or new, never half)
-    """
-    target = Path(os.path.realpath(f)) if os.path.islink(f) else Path(f)
-    temporary = target.with_name(f".{target.name}{TEMPORARY_SUFFIX}")
-    if temporary.is_symlink() or temporary.exists():
-        temporary.unlink()  # left by a save that was killed; never written through
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    handle = os.open(temporary, flags, 0o666)  # the umask decides the mode, as for open(f, "wb")
+def _lock(handle: int, wait: bool) -> bool:
+    """Take the exclusive lock on an open file; without ``wait``, False if someone holds it."""
+    if fcntl is None:
+        return wait
     try:
-        with os.fdopen(handle, "wb") as file:
+        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _remove_orphans(target: Path) -> None:
+    """Remove the temporary files of killed saves to ``target``: the ones nobody locks."""
+    pattern = f".{glob.escape(target.name)}.*{TEMPORARY_SUFFIX}"
+    for orphan in target.parent.glob(pattern):
+        try:  # (O_NONBLOCK: a FIFO of that name does not wait for a writer)
+            handle = os.open(orphan, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue  # gone already, or a link: never followed
+        try:
+            if stat.S_ISREG(os.fstat(handle).st_mode) and _lock(handle, wait=False):
+                orphan.unlink(missing_ok=True)
+        finally:
+            os.close(handle)
+
+
+def _create_temporary(target: Path) -> tuple[int, Path]:
+    """A new temporary file beside ``target``, open and locked: a name no one else has
+    (``O_EXCL``), and still ours once locked (a cleaning save may have removed it just
+    before: then another name)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    while True:
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}{TEMPORARY_SUFFIX}")
+        try:
+            handle = os.open(temporary, flags, 0o666)  # the umask decides the mode, as for open(f, "wb")
+        except FileExistsError:
+            continue
+        _lock(handle, wait=True)
+        try:
+            if os.path.samestat(os.stat(temporary, follow_symlinks=False), os.fstat(handle)):
+                return handle, temporary
+        except FileNotFoundError:
+            pass
+        os.close(handle)
+
+
+def _write_atomically(data: bytes, f: str | os.PathLike) -> None:
+    """``data`` into the file ``f`` through a temporary file and a rename::
+
+        target = f with its symlinks resolved          (the link stays, its target changes)
+        a directory: IsADirectoryError
+        a FIFO, a device, a socket: open it and write data into it    (never replaced)
+        otherwise:
+            remove the orphans of killed saves to target (unlocked temporary files)
+            temporary = a new, locked .<name>.<random>.minitorch-tmp beside target
+            write data to temporary; give it target's mode if target exists
+            rename temporary -> target, then unlock       (atomic: old or new, never half)
+    """
+    target = Path(os.path.realpath(f))
+    if target.is_dir():
+        raise IsADirectoryError(f"minitorch.save: {f} is a directory, not a file")
+    if target.exists() and not target.is_file():
+        with open(target, "wb") as file:  # as torch.save does: /dev/null stays /dev/null
             file.write(data)
-        if target.exists():
-            os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
-        os.replace(temporary, target)
+        return
+    _remove_orphans(target)
+    handle, temporary = _create_temporary(target)
+    try:
+        with os.fdopen(handle, "wb") as file:  # (closing it ends the lock: after the rename)
+            file.write(data)
+            if target.exists():
+                os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+            os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
@@ -190,6 +262,11 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes]) -> None:
         _check_path(f, "save")
     tensors: dict[str, Tensor] = {}
     if _is_state_dict(obj):
+        if METADATA_KEY in obj:
+            raise ValueError(
+                f"minitorch.save: the key {METADATA_KEY!r} is reserved by the safetensors format "
+                "(it holds the file's metadata), so no tensor can have that name: rename it"
+            )
         tensors.update(obj)
         metadata = {"format": "pt", ORDER_KEY: json.dumps(list(obj.keys()))}
     else:
@@ -250,8 +327,14 @@ def _tensors(entries: list, name: str) -> dict[str, Tensor]:
                 f"minitorch does not have (it has {', '.join(DTYPES)}); convert it before saving"
             )
         d = DTYPES[entry["dtype"]]
-        cells = np.frombuffer(bytes(entry["data"]), d.numpy.newbyteorder("<")).reshape(entry["shape"])
-        tensors[key] = creation.tensor(d.decode(cells), dtype=d)  # (bfloat16: words -> values -> words)
+        try:
+            cells = np.frombuffer(bytes(entry["data"]), d.numpy.newbyteorder("<")).reshape(entry["shape"])
+            tensors[key] = creation.tensor(d.decode(cells), dtype=d)  # (bfloat16: words -> values -> words)
+        except (ValueError, TypeError, OverflowError, MemoryError) as error:  # e.g. shape [0, 2**62]
+            raise RuntimeError(
+                f"minitorch.load: tensor {key!r} in {name} has shape {entry['shape']}, which no "
+                f"tensor can have; the file may be corrupt ({type(error).__name__}: {error})"
+            ) from error
     return tensors
 
 
