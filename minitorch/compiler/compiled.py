@@ -85,9 +85,9 @@ class CompiledFunction:
         program = self.programs.get(key)
         if program is not None:
             state_guard = self.state_guards[key]
-            reason = state_guard.check(tensors, program.graph.input_names)
+            reason, copies = state_guard.check(tensors, program.graph.input_names)
             if reason is None:
-                state_guard.copy_in()
+                state_guard.copy_in(copies)
                 try:
                     result = program(tensors)
                 except ValuesChanged as change:  # raised before any kernel ran

@@ -260,12 +260,11 @@ class StateGuard:
         }
         self.owned = [b for b in graph.buffers if b.kind == "variable" and b.owner is not None
                       and id(b.storage) not in found]  # fmt: skip
-        self.copies: list = []
 
-    def check(self, inputs: list[Tensor], input_names: list[str]) -> str | None:
-        """Why this call's state differs from the capture's, or None (then the copies
-        of step 2 are ready in ``self.copies``)."""
-        copies = []
+    def check(self, inputs: list[Tensor], input_names: list[str]) -> tuple[str | None, list]:
+        """Why this call's state differs from the capture's (None if it does not), and
+        the copies of step 2 this call needs (for ``copy_in``)."""
+        copies: list = []
         for slot, table, was, (storage, requires_grad), now, now_fields, copy, like in self.checks:
             value = table.get(slot.key, MISSING) if table is not None else slot.read()
             if value is not was:
@@ -280,33 +279,38 @@ class StateGuard:
                 ):
                     continue
                 else:
-                    return _why(slot.name, was, value)
+                    return _why(slot.name, was, value), copies
             if storage is not None:
                 if value._storage is not storage:
-                    return f"{slot.name} was replaced (its storage changed)"
+                    return f"{slot.name} was replaced (its storage changed)", copies
                 if value._requires_grad is not requires_grad:
-                    return f"{slot.name}: requires_grad {requires_grad} -> {value._requires_grad}"
+                    return f"{slot.name}: requires_grad {requires_grad} -> {value._requires_grad}", copies
         for index, slot in self.aliases:
             value = slot.read()
             if not isinstance(value, Tensor) or inputs[index]._storage is not value._storage:
                 name = input_names[index]
-                return f"argument {name} was {slot.name}, a tensor the function also reads; now it is not"
+                return (
+                    f"argument {name} was {slot.name}, a tensor the function also reads; now it is not",
+                    copies,
+                )
         for t, name in zip(inputs, input_names):
             shared = self.state_names.get(id(t._storage))
             if shared is not None and not any(t._storage is s.read()._storage for _, s in self.aliases):
-                return f"argument {name} is {shared}, a tensor the function also reads"
+                return f"argument {name} is {shared}, a tensor the function also reads", copies
         for buffer in self.owned:  # a variable found by no slot: its tensor object
             owner = buffer.owner()
             if owner is not None and owner._storage is not buffer.storage:
-                return f"{buffer.name or 'a tensor it reads'} was replaced (its storage changed)"
-        self.copies = copies
-        return None
+                return f"{buffer.name or 'a tensor it reads'} was replaced (its storage changed)", copies
+        return None, copies
 
-    def copy_in(self) -> None:
-        for kernel, out, source in self.copies:
+    @staticmethod
+    def copy_in(copies: list) -> None:
+        """Step 2: the values of each rebound slot's tensor into the one the graph reads."""
+        for kernel, out, source in copies:
             kernel("copy", out, source)
 
     def write_back(self) -> None:
+        """Step 3: each rebound slot set to what the capture left there."""
         for slot, value in self.rebound:
             slot.write(value)
 
