@@ -4,6 +4,11 @@ Every widget describes tensors the same way: shape, dtype, device, layout, and e
 its values (small tensors) or a short summary (large ones). Values travel to the browser
 as JSON, which has no NaN or infinity, so those become the strings ``"nan"``,
 ``"inf"`` and ``"-inf"``.
+
+A summary is computed from the tensor's layout, never from a copy of all its elements:
+a broadcast view (``expand``: stride 0) reads the same storage cells at every index
+along its broadcast dimensions, so ``x.expand(20000, 20000)`` of one number has 4e8
+elements but one cell to look at (``distinct_cells``).
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from minitorch import dispatch
 from minitorch._tensor import Tensor
-from minitorch.layout import is_contiguous
+from minitorch.layout import is_contiguous, numel
 from minitorch.widgets.colors import tensor_color
 
 MAX_VALUES = 64  # tensors with more elements get a summary instead of their values
@@ -59,17 +65,38 @@ def host_values(t: Tensor) -> np.ndarray:
 
 def storage_values(t: Tensor) -> list:
     """Every cell of ``t``'s storage (used or not), in storage order."""
-    from minitorch import dispatch
-
     return json_values(dispatch.to_numpy(t._storage, t.device.type).tolist())
 
 
-def summary(array: np.ndarray) -> str:
-    """``min / mean / max`` of a large array (or of the finite part of it)."""
+def distinct_cells(t: Tensor) -> tuple[np.ndarray, int]:
+    """``t``'s elements without its broadcast dimensions, and how often ``t`` repeats them.
+
+    Along a dimension of stride 0 every index reads the same cells, so dropping it
+    leaves the same values, each now counted once instead of ``size`` times::
+
+        shape (3, 20000, 4), strides (4, 0, 1)  ->  shape (3, 4), strides (4, 1), repeats 20000
+
+    The result is a NumPy view over the (host) storage, not a copy: its min, max and
+    mean are ``t``'s (every value is repeated equally often), and counts scale by
+    ``repeats``."""
+    keep = [d for d, (size, stride) in enumerate(zip(t._shape, t._strides)) if stride != 0 or size == 0]
+    repeats = numel([t._shape[d] for d in range(t.ndim) if d not in keep])
+    storage = dispatch.to_numpy(t._storage, t.device.type)
+    cells = np.lib.stride_tricks.as_strided(
+        storage[t._offset :],
+        shape=tuple(t._shape[d] for d in keep),
+        strides=tuple(t._strides[d] * storage.itemsize for d in keep),
+    )
+    return t.dtype.decode(cells), repeats
+
+
+def summary(array: np.ndarray, repeats: int = 1) -> str:
+    """``min / mean / max`` of a large array (or of the finite part of it), each of whose
+    elements stands for ``repeats`` equal ones."""
     if array.size == 0:
         return "empty"
     if array.dtype == np.bool_:
-        return f"{int(array.sum())} of {array.size} true"
+        return f"{int(array.sum()) * repeats} of {array.size * repeats} true"
     finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
     if finite.size == 0:
         return "no finite values"
@@ -95,11 +122,10 @@ def describe(t: Tensor | None, max_values: int = MAX_VALUES) -> dict | None:
         "requires_grad": t.requires_grad,
         "color": tensor_color(t),
     }
-    array = host_values(t)
     if t.numel() <= max_values:
-        info["values"] = json_values(array.tolist())
+        info["values"] = json_values(host_values(t).tolist())
     else:
-        info["summary"] = summary(array)
+        info["summary"] = summary(*distinct_cells(t))
     return info
 
 
