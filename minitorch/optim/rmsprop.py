@@ -53,13 +53,15 @@ class RMSprop(Optimizer):
                         grad = grad + param * group["weight_decay"]
                     state = self.state.setdefault(param, {})
                     if not state:
-                        state["step"] = 0
+                        # The step count is a 0-d tensor counted in place, as PyTorch
+                        # keeps it: a compiled step's replay counts it too.
+                        state["step"] = creation.zeros(())
                         state["square_avg"] = creation.zeros_like(param)
                         if momentum > 0:
                             state["momentum_buffer"] = creation.zeros_like(param)
                         if group["centered"]:
                             state["grad_avg"] = creation.zeros_like(param)
-                    state["step"] += 1
+                    state["step"].add_(1)
                     square_avg = state["square_avg"] * alpha + grad * grad * (1 - alpha)
                     state["square_avg"] = square_avg
                     if group["centered"]:
