@@ -8,6 +8,7 @@ functions live here, away from the test module, so that a child imports minitorc
 from __future__ import annotations
 
 import fcntl
+import gc
 import multiprocessing
 import os
 import signal
@@ -15,6 +16,7 @@ import sys
 import termios
 import threading
 import time
+from multiprocessing.synchronize import SemLock
 
 import minitorch
 from minitorch.utils.data import Dataset, IterableDataset
@@ -120,7 +122,10 @@ class DiesAt(Dataset):
     * ``"while"``: killed while sending sample 1, 64 MiB that fill the pipe many times
       over: a thread kills the process once the pipe holds 32 KiB of it (nobody reads);
     * ``"after"``: sample 1 is sent whole, and the worker is killed fetching sample 3;
-    * ``"stopped"``: stopped (SIGSTOP) while sending sample 1, alive but silent.
+    * ``"stopped"``: stopped (SIGSTOP) while sending sample 1, alive but silent;
+    * ``"holding locks"``: killed before sending sample 1, holding every
+      ``multiprocessing`` lock it can reach (those of its queues, events...): no wait of
+      the main process may depend on one of them.
     """
 
     def __init__(self, how: str) -> None:
@@ -133,7 +138,9 @@ class DiesAt(Dataset):
     def __getitem__(self, i: int) -> bytes:
         if i == 1:
             self.gate.wait(timeout=120)
-            if self.how == "before":
+            if self.how == "holding locks":
+                self._take_every_lock()
+            if self.how in ("before", "holding locks"):
                 os.kill(os.getpid(), signal.SIGKILL)
             if self.how in ("while", "stopped"):
                 stop = signal.SIGKILL if self.how == "while" else signal.SIGSTOP
@@ -142,6 +149,12 @@ class DiesAt(Dataset):
         if i == 3 and self.how == "after":
             os.kill(os.getpid(), signal.SIGKILL)
         return bytes([i])
+
+    def _take_every_lock(self) -> None:
+        gate = self.gate._cond._lock  # (this dataset's own event)
+        for thing in gc.get_objects():
+            if isinstance(thing, SemLock) and thing is not gate:
+                thing.acquire(False)
 
     @staticmethod
     def _stop_when_the_pipe_fills(stop: int) -> None:

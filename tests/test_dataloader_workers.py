@@ -363,10 +363,11 @@ except RuntimeError as error:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="the dataset watches its pipes in /proc")
-@pytest.mark.parametrize("how", ["before", "while", "after", "stopped"])
+@pytest.mark.parametrize("how", ["before", "while", "after", "stopped", "holding locks"])
 def test_a_worker_killed_at_any_moment_is_an_error_within_the_timeout(how: str) -> None:
     """Worker 1 is killed before, while or after sending a batch (``tests/mp_workers.py``
-    ``DiesAt``), or stopped halfway through sending it, while the main process reads
+    ``DiesAt``), or holding every lock it shares, or stopped halfway through sending it,
+    while the main process reads
     nothing; then the main process reads on. PyTorch's error comes, never a read that
     waits for the rest of a half-written batch (run as a program, so that a hang is a
     failure, not a hung test run)."""

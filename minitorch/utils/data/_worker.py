@@ -141,7 +141,7 @@ def _answer(fetcher: Any, task: Any, worker_id: int) -> tuple[Any, bool]:
 
 
 def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, result_pipe: Any,
-                done_event: Any, base_seed: int, worker_init_fn: Any, worker_id: int,
+                done: Any, base_seed: int, worker_init_fn: Any, worker_id: int,
                 num_workers: int) -> None:  # fmt: skip
     """The body of worker process ``worker_id`` (see the module docstring)."""
     watchdog = ParentWatchdog()
@@ -172,7 +172,7 @@ def worker_loop(dataset: Dataset, options: FetchOptions, index_queue: Any, resul
                 if not send(result_pipe, (message, None), watchdog.parent_alive):
                     break
                 continue
-            if done_event.is_set() or stream_ended:
+            if done.value or stream_ended:
                 continue  # shutting down, or nothing left to fetch: tasks go unanswered
             task_id, task = message
             if setup_error is not None:

@@ -78,12 +78,12 @@ def drain(results: ResultPipes, timeout: float) -> None:
         timeout = 0.0
 
 
-def _shut_down(workers: list, index_queues: list, results: ResultPipes, done_event: Any) -> None:
-    """Stop every worker: set ``done_event`` (unanswered tasks are dropped) and send each
+def _shut_down(workers: list, index_queues: list, results: ResultPipes, done: Any) -> None:
+    """Stop every worker: set ``done`` (unanswered tasks are dropped) and send each
     the message ``None``; while they leave, read and release what they still send; after
     ``JOIN_TIMEOUT`` seconds terminate any worker still running, and kill one that does
     not end even so (a stopped process)."""
-    done_event.set()
+    done.value = 1
     for worker, index_queue in zip(workers, index_queues):
         if worker.is_alive():
             index_queue.put(None)
@@ -128,7 +128,9 @@ class MultiProcessingDataLoaderIter:
         # minitorch.manual_seed(s) before the loop makes every worker's numbers repeat.
         base_seed = loader._base_seed()
         self.results = ResultPipes()
-        self.done_event = context.Event()
+        # Set at shutdown. A shared byte, not an Event: an Event has a lock, and a worker
+        # killed while it holds it (checking the event) would make setting it wait forever.
+        self.done = context.RawValue("b", 0)
         self.index_queues: list = []
         self.workers: list = []
         for worker_id in range(self.num_workers):
@@ -137,7 +139,7 @@ class MultiProcessingDataLoaderIter:
             worker = context.Process(
                 target=worker_loop, daemon=True, name=f"DataLoader worker {worker_id}",
                 args=(loader.dataset, loader._fetch_options(), index_queue, writer,
-                      self.done_event, base_seed, loader.worker_init_fn, worker_id,
+                      self.done, base_seed, loader.worker_init_fn, worker_id,
                       self.num_workers),
             )  # fmt: skip
             worker.start()
@@ -146,7 +148,7 @@ class MultiProcessingDataLoaderIter:
             self.index_queues.append(index_queue)
             self.workers.append(worker)
         self._shutdown = weakref.finalize(self, _shut_down, self.workers, self.index_queues,
-                                          self.results, self.done_event)  # fmt: skip
+                                          self.results, self.done)  # fmt: skip
         self._start_epoch(loader._tasks(), first=True)
 
     @property
