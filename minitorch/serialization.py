@@ -351,11 +351,13 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_onl
         data = bytes(data)
     else:
         path = _check_path(f, "load")
-        if not path.is_file():
+        if path.is_dir():
+            raise IsADirectoryError(f"minitorch.load: {path} is a directory, not a file")
+        if not path.exists():
             raise FileNotFoundError(f"minitorch.load: no such file: {path}")
-        data, name = path.read_bytes(), str(path)
+        data, name = path.read_bytes(), str(path)  # (a FIFO is read to its end, as by torch.load)
     try:
-        metadata = _read_header(data).get("__metadata__") or {}
+        metadata = _read_header(data).get(METADATA_KEY) or {}
         entries = safetensors.deserialize(data)  # checks dtypes, shapes and data offsets
     except Exception as error:  # a format rule above, or the safetensors package's own error
         _check_not_pickle(data[:8], name)

@@ -49,6 +49,25 @@ def test_a_fifo_is_written_into_not_replaced(tmp_path, through_a_link):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"pipe", path.name, "copy.safetensors"})
 
 
+def test_load_reads_a_fifo_and_refuses_a_directory(tmp_path):
+    """``torch.load`` reads a FIFO to its end: here a thread saves into one while the test
+    loads from it. Should load not open it, the reading end opened last releases the
+    writer, so the test cannot hang."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=mt.save, args=(mt.arange(5.0), fifo), daemon=True)
+    writer.start()
+    try:
+        loaded = mt.load(fifo)
+    finally:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # (a writer still waiting to open)
+        writer.join(timeout=60)
+    assert not writer.is_alive()
+    assert np.array_equal(loaded.numpy(), np.arange(5.0, dtype=np.float32))
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        mt.load(tmp_path)
+
+
 def test_a_directory_is_refused_and_left_alone(tmp_path):
     folder = tmp_path / "checkpoints"
     folder.mkdir()
