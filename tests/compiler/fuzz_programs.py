@@ -20,7 +20,7 @@ A ``TrainingProgram`` is drawn from a seed and a *family* (which features it may
 compiled, the other eagerly), runs ``STEPS`` training steps on equal new inputs, and after
 every step compares the losses, every parameter and buffer (``state_dict``), every
 ``.grad`` (``None`` included) and the optimizer's state: bit for bit on the reference
-backend, to 1e-6 on numba. A difference raises ``Mismatch`` (an ``AssertionError``) naming
+backend, to 1e-5 on numba. A difference raises ``Mismatch`` (an ``AssertionError``) naming
 the seed, the call, the tensor and the whole program in words, and the command that runs
 it alone: ``python -m tests.compiler.fuzz_programs FAMILY SEED``.
 """
@@ -41,6 +41,13 @@ from minitorch import nn, optim
 from minitorch.compiler.passes import DEFAULT_PASSES, PASSES
 
 STEPS = 6  # training steps per program: warm-up, capture, then replays
+
+# On numba a call that records (a capture, or ``dispatch.trace()``) may take another kernel
+# path than a plain eager call: ``cross_entropy``'s backward then differs in the last bit
+# of a gradient. Adam and RMSprop divide by the gradient's own size, so after a few steps
+# that bit can show as 1e-6 in a parameter (a bug shows as 1e-3 or more). The reference
+# backend has one path: there the comparison is bit for bit.
+NUMBA_TOLERANCE = 1e-5
 
 # label -> optimizer over parameters; every optimizer of minitorch.optim, with its options
 OPTIMIZERS = {
@@ -150,9 +157,11 @@ class TrainingProgram:
         p.layers = [rng.choice(list(HIDDEN_LAYERS)) for _ in range(rng.randint(1, 3))]
         if "eval" in allowed["events"] and "BatchNorm1d(n)" not in p.layers and rng.random() < 0.8:
             p.layers.insert(rng.randrange(len(p.layers) + 1), "BatchNorm1d(n)")
+        if p.backend != "reference":  # (bit for bit there: noise is the same noise)
+            p.layers = _activation_before_batchnorm(p.layers)
         p.classes = rng.randint(2, 3)
         p.loss = rng.choice(LOSSES)
-        p.batch = rng.randint(2, 6)
+        p.batch = rng.randint(3, 6)  # (BatchNorm over 2 rows gives +-1 whatever came in: no gradient)
         p.optimizer = rng.choice(allowed["optimizer"])
         p.zero_grad = rng.choice(allowed["zero_grad"])
         p.set_to_none = rng.choice(allowed["set_to_none"])
@@ -178,8 +187,8 @@ class TrainingProgram:
         return p
 
     def add_event(self, step: int, kind: str, rng: random.Random) -> None:
-        if kind == "freeze":
-            kind = f"freeze {rng.choice(self.parameter_names())}"
+        if kind == "freeze":  # any parameter but the last layer's weight: the loss keeps a graph
+            kind = f"freeze {rng.choice(self.parameter_names()[:-2] + self.parameter_names()[-1:])}"
         self.events.setdefault(step, []).append(kind)
 
     # ----- building ---------------------------------------------------------------------
@@ -291,6 +300,28 @@ class TrainingProgram:
         return "\n".join(lines)
 
 
+ACTIVATIONS = {"ReLU()", "Tanh()", "Sigmoid()", "GELU()", "LeakyReLU(0.1)", "SiLU()"}
+
+
+def _activation_before_batchnorm(layers: list[str]) -> list[str]:
+    """A ``Tanh()`` before each ``BatchNorm1d`` that would directly follow an affine layer.
+
+    BatchNorm subtracts each feature's batch mean, so the bias just before it has a true
+    gradient of zero, and the one computed is rounding noise. Adam and RMSprop divide by
+    its own size, so 1e-9 of noise becomes a step of ``lr``: two runs that differ in the
+    last bit of one gradient (numba, see ``_exact``) then differ by 1e-3 in that bias."""
+    made, affine = [], True  # the first layer (Linear or Embedding) is affine
+    for label in layers:
+        if label == "BatchNorm1d(n)" and affine:
+            made.append("Tanh()")
+        made.append(label)
+        if label in ACTIVATIONS:
+            affine = False
+        elif label != "Dropout(p=0.0)":  # Dropout(p=0) changes nothing
+            affine = True
+    return made
+
+
 def _in_words(event: str) -> str:
     if event in ("eval", "train"):
         return f"model.{event}()"
@@ -320,7 +351,7 @@ def _same(got, expected, exact: bool, what: str) -> None:
     if exact:
         close = np.array_equal(g, e, equal_nan=True)
     else:
-        close = np.allclose(g, e, rtol=1e-6, atol=1e-6, equal_nan=True)
+        close = np.allclose(g, e, rtol=NUMBA_TOLERANCE, atol=NUMBA_TOLERANCE, equal_nan=True)
     if not close:
         worst = float(np.nanmax(np.abs(g.astype(np.float64) - e))) if g.size else 0.0
         raise Mismatch(f"{what}: differs by up to {worst:.3g}"
@@ -360,9 +391,7 @@ def run(program: TrainingProgram) -> minitorch.compiler.CompiledFunction:
 
 
 def _exact(program: TrainingProgram) -> bool:
-    """Bit for bit on the reference backend; to 1e-6 on numba, as in test_random_programs.py
-    (there a recording call may take another kernel path than a plain eager one: e.g.
-    ``cross_entropy``'s backward differs in the last bit under ``dispatch.trace()``)."""
+    """Bit for bit on the reference backend; to ``NUMBA_TOLERANCE`` on numba."""
     return program.backend == "reference"
 
 

@@ -9,7 +9,7 @@ order of the passes; calls from two threads; calls on two CUDA emulator streams.
 ``everything`` draws all of them at once (but the families still marked open below).
 A program runs ``STEPS`` calls compiled and eagerly from one deep-copied start; losses,
 parameters, buffers, ``.grad`` and optimizer state are compared after every call (bit
-for bit on the reference backend, to 1e-6 on numba, as ``test_random_programs.py`` does).
+for bit on the reference backend, to ``NUMBA_TOLERANCE`` on numba: the note there says why).
 
 Default: ``SEEDS`` programs per family (about a minute on a loaded two-core machine).
 Long mode: ``MINITORCH_FUZZ=long`` (20x) or ``MINITORCH_FUZZ=N`` (N times as many), the
