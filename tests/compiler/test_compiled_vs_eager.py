@@ -30,13 +30,11 @@ from tests.hostile.budget import fuzz_count
 
 SEEDS = fuzz_count(5)  # programs per family
 
-# Families whose programs still differ from eager: issue 29's findings, open while the
-# compiler's guards are reworked. Each is strict: once fixed, the xfail itself fails.
-OPEN = {
-    "pass_orders": "issue 29: fuse_elementwise after plan_memory reads two temps sharing one buffer",
-    "threads": "issue 29: two threads share the graph's temporary buffers",
-    "streams": "issue 29: a replay on two emulator streams is not stream-aware",
-}  # fmt: skip
+# Families whose programs still differ from eager, as family -> reason: each becomes a
+# strict xfail (once fixed, the xfail itself fails) and ``everything`` leaves it out. Empty
+# since issue 29's fixes (optimizer state, zero_grad outside, accumulated .grad, train and
+# eval, freezing, pass order, threads, streams: every family failed before them).
+OPEN: dict[str, str] = {}
 
 
 def _while_open(name: str):
