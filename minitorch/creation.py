@@ -1,8 +1,8 @@
 """Making tensors: ``tensor``, ``zeros``, ``arange``, ``randn``, ``from_numpy``, ...
 
 New tensors are built on the host with NumPy, then handed to the device's storage
-(``dispatch.from_numpy``: on the CPU that is the array itself). Random numbers come from
-one generator seeded by ``manual_seed``, so runs are reproducible.
+(``dispatch.from_numpy``: on the CPU that is the array itself). The random factories
+(``rand``, ``randn``, ...) live in ``minitorch/random_factories.py``.
 """
 
 from __future__ import annotations
@@ -35,56 +35,6 @@ from minitorch.dtypes import (
 )
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import INT64_MAX, allocating, as_int, checked_numel, contiguous_strides
-
-
-class Generator:
-    """A source of random numbers (PyTorch's ``torch.Generator``).
-
-    A new ``Generator()`` starts from PyTorch's fixed default seed; the global
-    ``default_generator`` is seeded afresh in every process (like PyTorch's), so two runs
-    give different numbers unless the program calls ``manual_seed``."""
-
-    def __init__(self, device: Any = "cpu") -> None:
-        self.device = as_device(device)
-        self._seed = 67280421310721
-        self.numpy = np.random.default_rng(self._seed)
-
-    def manual_seed(self, seed: int) -> Generator:
-        self._seed = int(seed)
-        self.numpy = np.random.default_rng(self._seed)
-        return self
-
-    def seed(self) -> int:
-        """Seed from the operating system's entropy; return the seed chosen."""
-        self.manual_seed(int(np.random.SeedSequence().entropy % (2**63)))
-        return self._seed
-
-    def initial_seed(self) -> int:
-        return self._seed
-
-    def get_state(self) -> dict:
-        return self.numpy.bit_generator.state
-
-    def set_state(self, state: dict) -> None:
-        self.numpy.bit_generator.state = state
-
-
-default_generator = Generator()
-default_generator.seed()
-
-
-def manual_seed(seed: int) -> Generator:
-    """Seed the global random generator: the same seed gives the same numbers."""
-    return default_generator.manual_seed(seed)
-
-
-def seed() -> int:
-    """Seed the global generator from the operating system's entropy; return the seed."""
-    return default_generator.seed()
-
-
-def initial_seed() -> int:
-    return default_generator.initial_seed()
 
 
 def _finish(array: np.ndarray, dtype: DType, device: Any, requires_grad: bool) -> Tensor:
@@ -365,61 +315,6 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     return _finish(values, as_dtype(dtype or get_default_dtype()), device, requires_grad)
 
 
-def _numbers_from(generator: Generator | None) -> np.random.Generator:
-    """The NumPy generator behind ``generator`` (or the default one). A graph captured
-    by ``minitorch.compile`` could only replay the numbers drawn while it was captured,
-    so drawing inside a capture is refused with an explanation."""
-    dispatch.refuse_in_capture("random numbers (rand, randn, dropout, ...)")
-    return (generator or default_generator).numpy
-
-
-def _random(values: np.ndarray, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
-    return _finish(values, as_dtype(dtype or get_default_dtype()), device, requires_grad)
-
-
-def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:  # fmt: skip
-    """Uniform random numbers in ``[0, 1)``."""
-    rng = _numbers_from(generator)
-    sizes = _sizes(size)
-    with allocating(sizes, 8):
-        values = rng.random(sizes)
-    return _random(values, dtype, device, requires_grad)
-
-
-def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:  # fmt: skip
-    """Standard normal random numbers (mean 0, variance 1)."""
-    rng = _numbers_from(generator)
-    sizes = _sizes(size)
-    with allocating(sizes, 8):
-        values = rng.standard_normal(sizes)
-    return _random(values, dtype, device, requires_grad)
-
-
-def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
-            generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:  # fmt: skip
-    """Random integers in ``[low, high)`` (``randint(high, size)`` starts at 0)."""
-    if high is None:
-        low, high = 0, low
-    if isinstance(high, (tuple, list)):  # randint(high, size)
-        low, high, size = 0, low, high
-    if high <= low:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    rng = _numbers_from(generator)
-    values = rng.integers(low, high, size=_sizes((tuple(size),)))
-    return _finish(values, as_dtype(dtype or int64), device, False)
-
-
-def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
-             device: Any = None) -> Tensor:  # fmt: skip
-    """A random permutation of ``0 .. n-1``."""
-    rng = _numbers_from(generator)
-    with allocating(_sizes((n,)), 8):
-        values = rng.permutation(n)
-    return _finish(values, as_dtype(dtype or int64), device, False)
-
-
 def _like(function: str, t: Tensor, dtype: Any, device: Any) -> dict:
     """The dtype and device a ``*_like`` or ``new_*`` function takes from ``t`` (checked
     first, so ``zeros_like(None)`` is PyTorch's TypeError and not an AttributeError)."""
@@ -450,16 +345,6 @@ def full_like(t: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = No
               requires_grad: bool = False) -> Tensor:  # fmt: skip
     like = _like("full_like", t, dtype, device)
     return full(tuple(t.shape), fill_value, requires_grad=requires_grad, **like)
-
-
-def rand_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    like = _like("rand_like", t, dtype, device)
-    return rand(tuple(t.shape), requires_grad=requires_grad, **like)
-
-
-def randn_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    like = _like("randn_like", t, dtype, device)
-    return randn(tuple(t.shape), requires_grad=requires_grad, **like)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:

@@ -193,7 +193,7 @@ def test_worker_seeds_from_the_main_generator() -> None:
     minitorch.manual_seed(7)
     first = list(DataLoader(Seeds(), batch_size=None, num_workers=2))
     minitorch.manual_seed(7)
-    base_seed = int(minitorch.randint(0, 2**62, ()).item())  # what the loader drew
+    base_seed = int(minitorch.randint(0, 2**63, ()).item())  # what the loader drew
     minitorch.manual_seed(7)
     assert list(DataLoader(Seeds(), batch_size=None, num_workers=2)) == first  # repeatable
     for worker_id, num_workers, seed, name, python, numpy, ours in first[:2]:
@@ -205,7 +205,7 @@ def test_worker_seeds_from_the_main_generator() -> None:
     assert first[0][4:] != first[1][4:]  # the two workers draw different numbers
     generator = minitorch.Generator().manual_seed(11)
     seeds = [s[2] for s in DataLoader(Seeds(), batch_size=None, num_workers=2, generator=generator)]
-    assert seeds[0] == int(minitorch.randint(0, 2**62, (), generator=minitorch.Generator().manual_seed(11)))
+    assert seeds[0] == int(minitorch.randint(0, 2**63, (), generator=minitorch.Generator().manual_seed(11)))
 
 
 def _shift_by_worker(worker_id: int) -> None:

@@ -14,7 +14,7 @@ import math
 import warnings
 from typing import Any
 
-from minitorch import creation
+from minitorch import creation, random_factories
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 
@@ -78,14 +78,12 @@ def _like(tensor: Tensor) -> dict[str, Any]:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Values drawn uniformly from ``[a, b)``."""
-    values = creation.rand(tuple(tensor.shape), generator=generator, **_like(tensor))
-    return _fill(tensor, values * (b - a) + a)
+    return _fill(tensor, random_factories.uniform_values(tensor, a, b, generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Values drawn from the normal distribution ``N(mean, std^2)``."""
-    values = creation.randn(tuple(tensor.shape), generator=generator, **_like(tensor))
-    return _fill(tensor, values * std + mean)
+    return _fill(tensor, random_factories.normal_values(tensor, mean, std, generator))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:

@@ -27,12 +27,12 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
-from minitorch.creation import rand, randn
 from minitorch.dtypes import bool_, check_scalar_fits
 from minitorch.layout import broadcast_shapes, checked_numel, contiguous_strides, strides_in_order
 from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor, scalar_tensor
 from minitorch.ops.lean_lane import lean_zip_into
 from minitorch.ops.shape import sizes_from
+from minitorch.random_factories import normal_values, uniform_values
 
 
 def check_inplace(t: Tensor) -> None:
@@ -195,14 +195,12 @@ def zero_(t: Tensor) -> Tensor:
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     """Overwrite ``t`` with numbers drawn uniformly from ``[a, b)``."""
-    values = rand(tuple(t.shape), generator=generator, dtype=t.dtype, device=t.device)
-    return copy_(t, values * (b - a) + a)
+    return copy_(t, uniform_values(t, a, b, generator))
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Overwrite ``t`` with numbers drawn from the normal distribution ``N(mean, std^2)``."""
-    values = randn(tuple(t.shape), generator=generator, dtype=t.dtype, device=t.device)
-    return copy_(t, values * std + mean)
+    return copy_(t, normal_values(t, mean, std, generator))
 
 
 def zip_into(t: Tensor, op: str, other: Any) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitorch import creation, dispatch
+from minitorch import creation, dispatch, random_factories
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64
@@ -28,8 +28,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``,
     so the expected value is unchanged; the identity when not ``training``.
 
-    The mask comes from the global generator, so ``minitorch.manual_seed`` makes it
-    reproducible (the numbers differ from PyTorch's: another generator).
+    The mask comes from the global generator as PyTorch's does on the CPU without MKL
+    (``bernoulli(1 - p)``, one float64 uniform per element, then divided by ``1 - p``): the
+    same masks as PyTorch on AMD and ARM CPUs after the same seed. (On Intel CPUs PyTorch
+    draws this mask from MKL's own generator, which minitorch does not reproduce.)
     """
     require_tensor("dropout", input)
     if not 0.0 <= p <= 1.0:
@@ -39,8 +41,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         result = input * 0
     else:
-        keep = creation.rand(tuple(input.shape), dtype=input.dtype, device=input.device) >= p
-        result = input * (keep.to(input.dtype) * (1.0 / (1.0 - p)))
+        keep = random_factories.bernoulli(input.detach(), 1.0 - p)
+        result = input * (keep / (1.0 - p))
     return input.copy_(result) if inplace else result
 
 

@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import creation, shared_storage
+from minitorch import random as minitorch_random
+from minitorch import shared_storage
 from minitorch.multiprocessing.reductions import init_reductions
 from minitorch.utils.data.dataset import Dataset
 from minitorch.utils.data.fetch import FetchOptions, make_fetcher
@@ -103,7 +104,7 @@ def seed_worker(base_seed: int, worker_id: int) -> int:
     """
     seed = base_seed + worker_id
     random.seed(seed)
-    creation.manual_seed(seed)
+    minitorch_random.manual_seed(seed)
     np.random.seed(np.random.SeedSequence([base_seed, worker_id]).generate_state(4))
     return seed
 

@@ -34,7 +34,8 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from minitorch import accelerator, creation
+from minitorch import accelerator, random_factories
+from minitorch.random import Generator
 from minitorch.utils.data.collate import default_collate, default_convert
 from minitorch.utils.data.dataset import Dataset, IterableDataset
 from minitorch.utils.data.fetch import FetchOptions, make_fetcher
@@ -68,6 +69,19 @@ def _start_method_context(context: Any) -> Any:
             f"specifying the start method, but got multiprocessing_context={context}"
         )
     return context
+
+
+def _shuffled(n: int, generator: Any) -> Iterator[int]:
+    """An epoch's order, as PyTorch's ``RandomSampler`` draws it: ``randperm(n)`` from the
+    loader's generator; without one, from a new generator seeded by one 63-bit draw of
+    the global generator (so after ``manual_seed`` the order is PyTorch's). Once the
+    order is used up, PyTorch's sampler draws one more permutation for a remainder it
+    then slices to nothing; we draw it too, so the generator's next epoch agrees."""
+    if generator is None:
+        seed = int(random_factories.randint(0, 2**63, ()).item())
+        generator = Generator().manual_seed(seed)
+    yield from random_factories.randperm(n, generator=generator).tolist()
+    random_factories.randperm(n, generator=generator)
 
 
 class DataLoader:
@@ -155,7 +169,7 @@ class DataLoader:
         if self.sampler is not None:
             indices = list(self.sampler)
         elif self.shuffle:
-            indices = creation.randperm(len(self.dataset), generator=self.generator).tolist()  # type: ignore[arg-type]
+            indices = _shuffled(len(self.dataset), self.generator)  # type: ignore[arg-type]
         else:
             indices = list(range(len(self.dataset)))  # type: ignore[arg-type]
         if self.batch_size is None:
@@ -166,7 +180,7 @@ class DataLoader:
         """One draw from the loader's generator (or the global one) per epoch, with or
         without workers (so a shuffle gives the same order either way, as in PyTorch).
         Worker ``k`` is seeded with ``base_seed + k``."""
-        return int(creation.randint(0, 2**62, (), generator=self.generator).item())
+        return int(random_factories.randint(0, 2**63, (), generator=self.generator).item())
 
     def _single_process_batches(self) -> Iterator[Any]:
         self._base_seed()

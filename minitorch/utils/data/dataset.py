@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from minitorch import creation
+from minitorch import random_factories
 from minitorch._tensor import Tensor
 
 
@@ -135,7 +135,7 @@ def random_split(dataset: Dataset, lengths: Sequence[float], generator: Any = No
         lengths = counts
     if sum(lengths) != total:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = creation.randperm(total, generator=generator).tolist()
+    order = random_factories.randperm(total, generator=generator).tolist()
     subsets, start = [], 0
     for length in lengths:
         subsets.append(Subset(dataset, order[start : start + int(length)]))

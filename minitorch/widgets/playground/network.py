@@ -29,7 +29,8 @@ from __future__ import annotations
 from minitorch import nn
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.creation import Generator, rand
+from minitorch.random import Generator
+from minitorch.random_factories import rand
 
 ACTIVATION_MODULES = {"relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "linear": nn.Identity}
 ACTIVATION_CODE = {"relu": "nn.ReLU()", "tanh": "nn.Tanh()", "sigmoid": "nn.Sigmoid()",
