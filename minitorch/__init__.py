@@ -42,6 +42,27 @@ from minitorch.creation import (
     zeros_like,
 )
 from minitorch.device import device, get_default_device, set_default_device
+from minitorch.random import (
+    Generator,
+    default_generator,
+    fork_rng,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from minitorch.random_factories import (
+    bernoulli,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+)
 from minitorch.dispatch import backend, get_backend, set_backend
 from minitorch.dtypes import (
     bfloat16,
@@ -70,27 +91,6 @@ from minitorch.ops import linalg as _linalg
 from minitorch.ops import reduce as _reduce
 from minitorch.ops import shape as _shape
 from minitorch.ops import unary as _unary
-from minitorch.random import (
-    Generator,
-    default_generator,
-    fork_rng,
-    get_rng_state,
-    initial_seed,
-    manual_seed,
-    seed,
-    set_rng_state,
-)
-from minitorch.random_factories import (
-    bernoulli,
-    multinomial,
-    normal,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    randperm,
-)
 
 float = float32  # noqa: A001 (PyTorch's alias)
 double = float64
@@ -243,26 +243,10 @@ from minitorch.functional import (
     tensordot,
 )  # fmt: skip
 from minitorch.ops.binary import arctan2, atan2, bitwise_left_shift, bitwise_right_shift
-from minitorch.ops.composite import (
-    addcdiv,
-    addcmul,
-    clamp_max,
-    clamp_min,
-    diff,
-    index_fill,
-    lerp,
-    outer,
-    scatter,
-)
-from minitorch.ops.composite import outer as ger
+from minitorch.ops.composite import addcdiv, addcmul, clamp_max, clamp_min, index_fill, lerp, scatter
 from minitorch.ops.cross import cross
 from minitorch.ops.diagonals import diag, diag_embed, diagonal, tril, triu
-from minitorch.ops.histogram import bincount, histc, histogram, searchsorted
-from minitorch.ops.log_tan_round import log2, log10, round, tan
-from minitorch.ops.median import median
 from minitorch.ops.meshgrid import meshgrid
-from minitorch.ops.rearrange import movedim, roll, tile
-from minitorch.ops.rearrange import movedim as moveaxis
 from minitorch.ops.scan import cumprod, cumsum
 from minitorch.ops.unary import acos, arccos, arcsin, arctan, asin, atan, cosh, erf, nan_to_num, sinh
 from minitorch.printing import set_printoptions
@@ -305,17 +289,11 @@ def _torch_calling_conventions() -> None:
     """Every op and factory above, as ``minitorch.<name>``, takes PyTorch's keyword names
     (``add(input=a, other=b)``) and, where PyTorch's does, ``out=`` (``ops/out.py``)."""
     from minitorch.ops import out
-    from minitorch.ops.common import KEEPDIMS_REDUCTIONS, accepts_keepdims
-    from minitorch.ops.inplace import NAMESPACE_INPLACE
 
     namespace = globals()
     for name, value in list(namespace.items()):
         if out.is_functional_form(name, value):
             namespace[name] = out.functional_form(name, value)
-        if name in KEEPDIMS_REDUCTIONS:  # NumPy's ``keepdims=`` too, as PyTorch accepts
-            namespace[name] = accepts_keepdims(namespace[name])
-    for name in NAMESPACE_INPLACE:  # ``minitorch.sin_(x)`` is ``x.sin_()``
-        namespace[name] = getattr(Tensor, name)
 
 
 _torch_calling_conventions()
