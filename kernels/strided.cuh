@@ -131,7 +131,7 @@ __device__ inline double mt_remainder(double a, double b)
 {
     if (b == 0.0) return fmod(a, b);  // nan
     const double mod = fmod(a, b);
-    if (mod == 0.0) return copysign(0.0, b);
+    if (mod == 0.0) return mod;  // an exact 0 keeps a's sign, as in PyTorch
     return ((b < 0.0) != (mod < 0.0)) ? mod + b : mod;
 }
 
@@ -139,7 +139,7 @@ __device__ inline float mt_remainder(float a, float b)
 {
     if (b == 0.0f) return fmod(a, b);
     const float mod = fmod(a, b);
-    if (mod == 0.0f) return copysign(0.0f, b);
+    if (mod == 0.0f) return mod;
     return ((b < 0.0f) != (mod < 0.0f)) ? mod + b : mod;
 }
 

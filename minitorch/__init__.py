@@ -244,9 +244,16 @@ from minitorch.functional import (
 )  # fmt: skip
 from minitorch.ops.binary import arctan2, atan2, bitwise_left_shift, bitwise_right_shift
 from minitorch.ops.composite import addcdiv, addcmul, clamp_max, clamp_min, index_fill, lerp, scatter
+from minitorch.ops.composite import diff, outer
+from minitorch.ops.composite import outer as ger
 from minitorch.ops.cross import cross
 from minitorch.ops.diagonals import diag, diag_embed, diagonal, tril, triu
+from minitorch.ops.histogram import bincount, histc, histogram, searchsorted
+from minitorch.ops.log_tan_round import log2, log10, round, tan
+from minitorch.ops.median import median
 from minitorch.ops.meshgrid import meshgrid
+from minitorch.ops.rearrange import movedim, roll, tile
+from minitorch.ops.rearrange import movedim as moveaxis
 from minitorch.ops.scan import cumprod, cumsum
 from minitorch.ops.unary import acos, arccos, arcsin, arctan, asin, atan, cosh, erf, nan_to_num, sinh
 from minitorch.printing import set_printoptions
@@ -289,11 +296,17 @@ def _torch_calling_conventions() -> None:
     """Every op and factory above, as ``minitorch.<name>``, takes PyTorch's keyword names
     (``add(input=a, other=b)``) and, where PyTorch's does, ``out=`` (``ops/out.py``)."""
     from minitorch.ops import out
+    from minitorch.ops.common import KEEPDIMS_REDUCTIONS, accepts_keepdims
+    from minitorch.ops.inplace import NAMESPACE_INPLACE
 
     namespace = globals()
     for name, value in list(namespace.items()):
         if out.is_functional_form(name, value):
             namespace[name] = out.functional_form(name, value)
+        if name in KEEPDIMS_REDUCTIONS:  # NumPy's ``keepdims=`` too, as PyTorch accepts
+            namespace[name] = accepts_keepdims(namespace[name])
+    for name in NAMESPACE_INPLACE:  # ``minitorch.sin_(x)`` is ``x.sin_()``
+        namespace[name] = getattr(Tensor, name)
 
 
 _torch_calling_conventions()

@@ -14,6 +14,7 @@ import numpy as np
 
 from minitorch.device import device as Device
 from minitorch.dtypes import dtype as DType
+from minitorch.ops.storage import TypedStorage, UntypedStorage
 
 class Size(tuple):
     """A tensor's shape: a tuple that prints like PyTorch's ``torch.Size``."""
@@ -252,6 +253,13 @@ class Tensor:
         ...
     def isinf(self) -> Tensor: ...
     def isfinite(self) -> Tensor: ...
+    def tan(self) -> Tensor: ...
+    def log10(self) -> Tensor: ...
+    def log2(self) -> Tensor: ...
+    def round(self, *, decimals: builtins.int = 0) -> Tensor:
+        """Each element rounded to the nearest integer, a tie to the even one (``2.5 -> 2``, ``-0.5 -> -0``);
+        with ``decimals``, to that many digits after the point (see the module docstring)."""
+        ...
     def add(self, b: Any, *, alpha: Any = 1) -> Tensor:
         """``a + alpha * b``."""
         ...
@@ -445,6 +453,33 @@ class Tensor:
     def flip(self, *args: Any, dims: Any = None) -> Tensor:
         """Reverse the order of elements along ``dims`` (a copy; each dim at most once)."""
         ...
+    def repeat(self, *repeats: Any) -> Tensor:
+        """``x`` repeated ``repeats[d]`` times along each dimension ``d`` (extra leading repeats add new
+        leading dimensions), as NumPy's ``tile``."""
+        ...
+    def tile(self, dims: Any) -> Tensor:
+        """``repeat`` where fewer repeats than dims are padded with leading 1s: ``tile(x, (2,))`` on a matrix
+        repeats its columns."""
+        ...
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        """Elements shifted ``shifts`` places along ``dims``, those pushed off the end coming back at the
+        start: ``out[(i + shift) % n] = x[i]``."""
+        ...
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        """A view with dims ``source`` moved to positions ``destination``; the other dims keep their order in
+        the places left (a ``permute`` the function works out)."""
+        ...
+    def moveaxis(self, source: Any, destination: Any) -> Tensor:
+        """A view with dims ``source`` moved to positions ``destination``; the other dims keep their order in
+        the places left (a ``permute`` the function works out)."""
+        ...
+    def view_as(self, other: Tensor) -> Tensor:
+        """``x.view(other.shape)``: the same storage seen with ``other``'s shape."""
+        ...
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """``x.reshape(other.shape)``: a view when the layout allows it, else a copy."""
+        ...
+    def nelement(self) -> builtins.int: ...
     def cumsum(self, dim: Any = None, *, dtype: Any = None) -> Tensor:
         """The running sum along ``dim``: ``cumsum([1, 2, 3], 0) = [1, 3, 6]``."""
         ...
@@ -605,6 +640,45 @@ class Tensor:
         """``x`` with ``src`` (a tensor, or one number) written at the positions ``index`` names along
         ``dim``: for dim 1 of a 2-D tensor, ``out[i][index[i][j]] = src[i][j]``."""
         ...
+    def outer(self, vec2: Tensor) -> Tensor:
+        """The outer product of two vectors: ``out[i][j] = x[i] * vec2[j]``, a column times a row broadcast
+        into a matrix."""
+        ...
+    def ger(self, vec2: Tensor) -> Tensor:
+        """The outer product of two vectors: ``out[i][j] = x[i] * vec2[j]``, a column times a row broadcast
+        into a matrix."""
+        ...
+    def diff(
+        self,
+        n: builtins.int = 1,
+        dim: builtins.int = -1,
+        prepend: Any = None,
+        append: Any = None,
+    ) -> Tensor:
+        """Differences of neighbours along ``dim``, ``out[i] = x[i + 1] - x[i]``, taken ``n`` times;
+        ``prepend``/``append`` are joined on first."""
+        ...
+    def median(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        """Without ``dim``: the median of every element (a 0-d tensor; NaN when empty)."""
+        ...
+    def bincount(self, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
+        """``out[v]`` = how many times ``v`` occurs in the 1-D non-negative integer ``input`` (with
+        ``weights``: the sum of their weights); ``max(input) + 1`` entries, at least ``minlength``."""
+        ...
+    def histc(self, bins: builtins.int = 100, min: builtins.float = 0, max: builtins.float = 0) -> Tensor:
+        """Counts of ``input`` in ``bins`` equal bins from ``min`` to ``max`` (both 0: the data's own smallest
+        and largest value); values outside are left out."""
+        ...
+    def histogram(
+        self,
+        bins: Any = 100,
+        *,
+        range: Any = None,
+        weight: Tensor | None = None,
+        density: builtins.bool = False,
+    ) -> Any:
+        """``(hist, bin_edges)``: counts of ``input`` per bin."""
+        ...
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)`` or keywords
         ``dtype=``/``device=``."""
@@ -668,6 +742,11 @@ class Tensor:
     def new(self, *args: Any, device: Any = None) -> Tensor:
         """``t.new(...)``: the legacy constructor with ``t``'s dtype and device (``t.new(2, 3)``, ``t.new([1,
         2])``); new code calls ``t.new_zeros`` or ``t.new_tensor``."""
+        ...
+    def untyped_storage(self) -> UntypedStorage: ...
+    def storage(self) -> TypedStorage: ...
+    def data_ptr(self) -> builtins.int:
+        """The address of element ``[0, 0, ...]``: the storage's plus ``offset * itemsize``."""
         ...
     def backward(
         self,
@@ -782,11 +861,29 @@ class Tensor:
     def log_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``log``: ``t`` is overwritten."""
         ...
+    def log10_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``log10``: ``t`` is overwritten."""
+        ...
+    def log2_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``log2``: ``t`` is overwritten."""
+        ...
     def log1p_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``log1p``: ``t`` is overwritten."""
         ...
     def sqrt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``sqrt``: ``t`` is overwritten."""
+        ...
+    def arccos_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``acos``: ``t`` is overwritten."""
+        ...
+    def arcsin_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``asin``: ``t`` is overwritten."""
+        ...
+    def arctan_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``atan``: ``t`` is overwritten."""
+        ...
+    def nan_to_num_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``nan_to_num``: ``t`` is overwritten."""
         ...
     def rsqrt_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``rsqrt``: ``t`` is overwritten."""
@@ -796,6 +893,9 @@ class Tensor:
         ...
     def cos_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``cos``: ``t`` is overwritten."""
+        ...
+    def tan_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``tan``: ``t`` is overwritten."""
         ...
     def tanh_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``tanh``: ``t`` is overwritten."""
@@ -820,6 +920,9 @@ class Tensor:
         ...
     def ceil_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``ceil``: ``t`` is overwritten."""
+        ...
+    def round_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``round``: ``t`` is overwritten."""
         ...
     def square_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``square``: ``t`` is overwritten."""
@@ -960,6 +1063,15 @@ class Tensor:
     def T(self): ...
     @property
     def mT(self): ...
+    @property
+    def nbytes(self) -> builtins.int:
+        """The bytes of the tensor's own elements, ``numel() * itemsize`` (an expanded view counts every
+        element it shows; its storage may hold far fewer)."""
+        ...
+    @property
+    def itemsize(self) -> builtins.int:
+        """The bytes of one element (``element_size()``)."""
+        ...
     def __hash__(self) -> builtins.int: ...
 
 

@@ -1,29 +1,20 @@
-"""The scalar-op table: every elementwise operation, written once.
-
-Each row names an operation and gives it twice, side by side:
+"""The scalar-op table: every elementwise operation, written once, in two spellings:
 
 * ``fn``   -- a Python function on one or two scalars. The reference backend calls it
   in a plain loop; the Numba backend compiles the *same* function into its kernels.
   It uses NumPy's scalar functions (``np.exp``...) rather than ``math``, because they
   follow IEEE rules: ``exp(1000) = inf`` and ``1/0 = inf`` instead of raising.
 * ``cuda`` -- the same operation as a CUDA C expression in ``a`` (and ``b``), where ``T``
-  is the element type. The CUDA loader pastes it into the ``map``/``zip`` kernels.
-  The few that need more than one expression call small ``mt_*`` helpers defined in
-  ``kernels/strided.cuh``.
+  is the element type, pasted into the ``map``/``zip`` kernels (helpers ``mt_*`` in
+  ``kernels/strided.cuh``).
 
-A new elementwise op is one new row here plus its derivative in ``minitorch/ops/``:
-no backend changes. ``MAP_OPS`` take one input, ``ZIP_OPS`` two, ``REDUCE_OPS`` fold a
-dimension with a binary op starting from an identity value.
-
-Two flags describe the result dtype: ``returns_bool`` (comparisons: the result is
-``bool`` whatever the inputs) and ``returns_float`` (``exp``, ``div``...: integer inputs
-are first converted to the default float dtype, so ``tensor([1, 2]).exp()`` is float32).
-The ops layer (``apply_map`` in ``minitorch/ops/unary.py``, ``prepare`` in ``binary.py``)
-and the CUDA loader read these flags; no other list says which op returns what.
-
-Integer division and remainder by zero, and integers to negative powers, must be
-rejected by the ops layer before a kernel runs (see ``prepare`` in
-``minitorch/ops/binary.py``).
+A new elementwise op is one row here plus its derivative in ``minitorch/ops/``: no
+backend changes. ``MAP_OPS`` take one input, ``ZIP_OPS`` two, ``REDUCE_OPS`` fold a
+dimension with a binary op starting from an identity value. The flags ``returns_bool``
+(comparisons) and ``returns_float`` (``exp``, ``div``...: integer inputs become the
+default float dtype first) give the result dtype; the ops layer and the CUDA loader read
+them. Integer division by zero and integers to negative powers are rejected by the ops
+layer before a kernel runs (``prepare`` in ``minitorch/ops/binary.py``).
 """
 
 from __future__ import annotations
@@ -37,8 +28,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class ScalarOp:
-    """One elementwise operation: its name, how many inputs, its two spellings, and
-    what its result dtype is (see the module docstring)."""
+    """One elementwise operation: name, inputs, two spellings, result-dtype flags."""
 
     name: str
     arity: int
@@ -127,8 +117,8 @@ def relu(a):  # NaN stays NaN; negatives (and -0.0) become +0
     return a if (a > 0 or a != a) else 0
 
 
-def sign(a):
-    return np.sign(a)
+def sign(a):  # spelled out: Numba's np.sign reads uint8 200 as negative
+    return a if a != a else (1 if a > 0 else 0) - (1 if a < 0 else 0)
 
 
 def floor(a):
@@ -139,6 +129,22 @@ def ceil(a):
     return np.ceil(a)
 
 
+def round_(a):  # to the nearest integer, ties to the even one (2.5 -> 2), as PyTorch
+    return np.rint(a)
+
+
+def tan(a):
+    return np.tan(a)
+
+
+def log10(a):
+    return np.log10(a)
+
+
+def log2(a):
+    return np.log2(a)
+
+
 def reciprocal(a):
     return 1.0 / a
 
@@ -147,10 +153,8 @@ def logical_not(a):
     return not a
 
 
-# The bitwise ops run on integers only (bools take the logical ops, floats are refused),
-# but a CUDA module compiles every op for each dtype: the C expressions go through
-# ``long long`` so that they compile for floats too, and ``x ^ (T)-1`` is ``~x`` for
-# integers and ``!x`` for a bool.
+# Bitwise ops take integers only, but a CUDA module compiles every op for each dtype: the C
+# goes through ``long long`` to compile for floats too (``x ^ (T)-1``: ``~x``, or ``!x``).
 
 
 def bitwise_not(a):  # flips every bit: ~x == -x - 1
@@ -182,8 +186,8 @@ def floordiv(a, b):  # rounds toward minus infinity
     return a // b
 
 
-def remainder(a, b):  # Python's %: the sign of the divisor
-    return a % b
+def remainder(a, b):  # the sign of b (Python's %), but 0 has a's sign as in PyTorch's fmod
+    return a * 0 if a % b == 0 else a % b  # 3.0 % -0.75 is 0.0, -3.0 % 0.75 is -0.0
 
 
 def pow_(a, b):
@@ -277,10 +281,8 @@ def bitwise_xor(a, b):
     return a ^ b
 
 
-# Shifting by a negative count, or by the type's width or more, is undefined in C; PyTorch
-# defines it, and so do we: every bit is shifted out. We do that in two legal steps (by
-# width - 1, then by 1), which leaves 0, or for a right shift of a negative number the
-# copies of its sign bit: -1.
+# Shifting by a negative count or by the width or more is undefined in C; as PyTorch, we
+# shift every bit out, in two legal steps (width - 1, then 1): 0, or -1 (a negative >>).
 
 
 def bitwise_left_shift(a, b):  # a * 2**b, wrapping around like the integer type
@@ -322,6 +324,10 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("sign", 1, sign, "(a != a ? a : (T)((a > (T)0) - mt_is_negative(a)))"),
         ScalarOp("floor", 1, floor, "floor(a)"),
         ScalarOp("ceil", 1, ceil, "ceil(a)"),
+        ScalarOp("round", 1, round_, "rint(a)"),
+        ScalarOp("tan", 1, tan, "tan(a)", returns_float=True),
+        ScalarOp("log10", 1, log10, "log10(a)", returns_float=True),
+        ScalarOp("log2", 1, log2, "log2(a)", returns_float=True),
         ScalarOp("reciprocal", 1, reciprocal, "(T)1 / a", returns_float=True),
         ScalarOp("logical_not", 1, logical_not, "!a", returns_bool=True),
         ScalarOp("bitwise_not", 1, bitwise_not, "(T)((long long)a ^ (long long)(T)-1)"),
@@ -376,8 +382,7 @@ ZIP_OPS: dict[str, ScalarOp] = {
 
 @dataclass(frozen=True)
 class ReduceOp:
-    """A reduction folds a dimension with a zip op, starting from ``identity``
-    (``None``: start from the first element; the dimension must not be empty)."""
+    """A dimension folded with a zip op from ``identity`` (``None``: the first element)."""
 
     name: str
     combine: ScalarOp

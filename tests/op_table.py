@@ -999,6 +999,72 @@ add(
     _plain_row("a[a > 0]", lambda lib, a: a[a > 0], [S(T((3, 4))), S(T((3, 4), "sliced"))]),
 )
 
+# ----- names a student meets in the first hour (issue 31) -------------------------------
+
+for _name, _domain, _int in (("tan", (-1.2, 1.2), (-1, 1)), ("log10", POSITIVE, (1, 5)),
+                             ("log2", POSITIVE, (1, 5))):
+    add(
+        OpInfo(_name, function(_name), unary_samples, FI, domain=_domain, int_domain=_int),
+        OpInfo(f"Tensor.{_name}", method(_name), unary_samples, FI, domain=_domain,
+               int_domain=_int),
+    )
+
+
+def _round_samples(dtype: str) -> list[Sample]:
+    samples = [S(T((3, 4))), S(T((3, 4), "transposed")), S(T(()))]
+    if dtype in FLOAT_NAMES:
+        samples += [S(T((4, 3), "sliced"), decimals=2), S(T((2, 3)), decimals=-1)]
+    return samples
+
+
+add(
+    OpInfo("round", function("round"), _round_samples, FI, domain=(-30, 30)),
+    OpInfo("Tensor.round", method("round"), _round_samples, FI, domain=(-30, 30)),
+    _plain_row("repeat", method("repeat"), [
+        S(T((2, 3)), 2, 1), S(T((2, 3)), (1, 2, 3)), S(T((2, 3), "transposed"), 2, 2),
+        S(T((3,)), 0), S(T(()), 2, 3), S(T((2, 3, 4), "expanded"), 1, 2, 1),
+    ]),
+    _plain_row("tile", method("tile"), [
+        S(T((2, 3)), (2,)), S(T((2, 3)), (2, 1, 2)), S(T((3, 2), "sliced"), (3, 1)),
+    ]),
+    _plain_row("torch.tile", function("tile"), [S(T((2, 3)), (2, 2))]),
+    _plain_row("roll", method("roll"), [
+        S(T((3, 4)), 1), S(T((3, 4)), -5, 1), S(T((3, 4)), (1, 2), (0, 1)),
+        S(T((3, 4), "transposed"), 2, 0), S(T(()), 3), S(T((0, 3)), 1, 1),
+    ]),
+    _plain_row("torch.roll", function("roll"), [S(T((5,)), 7, 0)]),
+    _view_row("movedim", method("movedim"), [
+        S(T((2, 3, 4)), 0, -1), S(T((2, 3, 4)), (0, 1), (2, 0)), S(T((2, 3, 4), "expanded"), 2, 0),
+    ]),
+    _view_row("torch.movedim", function("movedim"), [S(T((2, 3, 4)), -1, 0)]),
+    _view_row("view_as", lambda lib, a, b: a.view_as(b), [S(T((3, 4)), T((2, 6), grad=False))]),
+    _view_row("reshape_as", lambda lib, a, b: a.reshape_as(b), [
+        S(T((3, 4)), T((12,), grad=False)), S(T((3, 4), "transposed"), T((2, 6), grad=False)),
+    ]),
+    _plain_row("outer", function("outer"), [
+        S(T((3,)), T((4,))), S(T((3,), "sliced"), T((2,))), S(T((0,)), T((2,))),
+    ], FI),
+    _plain_row("Tensor.outer", method("outer"), [S(T((3,)), T((4,)))], FI),
+    _plain_row("diff", function("diff"), [
+        S(T((3, 5))), S(T((3, 5)), 2, 0), S(T((3, 5), "transposed"), dim=0),
+        S(T((3, 4)), 1, 1, T((3, 2)), T((3, 1))), S(T((4,)), 5), S(T((4,)), 0),
+    ], FI),
+    _plain_row("Tensor.diff", method("diff"), [S(T((3, 5)), 1, -1)], FI),
+    _plain_row("median", function("median"), [
+        S(T((3, 4))), S(T((5,))), S(T((3, 4), "transposed")), S(T(()))], FI),
+    _plain_row("median(dim)", lambda lib, a, *args, **kw: a.median(*args, **kw).values, [
+        S(T((3, 4)), 1), S(T((3, 5)), 0, True), S(T((4, 3), "sliced"), -1),
+        S(T((3, 4)), dim=1, keepdims=True),
+    ], FI),
+    _plain_row("sum(keepdims)", lambda lib, a, *args, **kw: a.sum(*args, **kw), [
+        S(T((3, 4)), 1, keepdims=True), S(T((3, 4)), (0, 1), keepdims=False)], FI),
+    _plain_row("torch.mean(keepdims)", lambda lib, a, *args, **kw: lib.mean(a, *args, **kw), [
+        S(T((3, 4)), 0, keepdims=True)]),
+)
+OPS[-1].dtypes = F
+for _row in ("median", "median(dim)"):
+    OPS[[op.name for op in OPS].index(_row)].domain = (-100, 100)
+
 OPS_BY_NAME = {op.name: op for op in OPS}
 OPS_BY_NAME["as_strided(view input)"].grad = False
 for _name in ("Tensor.float", "Tensor.to(dtype=float32)"):  # rounds to float32

@@ -18,6 +18,11 @@
 | ``diagonals.py``| ``diagonal``, ``diag``, ``diag_embed``, ``tril``, ``triu``   |
 | ``cross.py``    | ``cross``, ``linalg_cross``                                  |
 | ``meshgrid.py`` | ``meshgrid`` (expanded views)                                |
+| ``log_tan_round.py`` | ``tan``, ``log10``, ``log2``, ``round``                  |
+| ``rearrange.py``| ``repeat``, ``tile``, ``roll``, ``movedim``, ``view_as``     |
+| ``median.py``   | ``median`` (from ``sort``)                                   |
+| ``histogram.py``| ``bincount``, ``histc``, ``histogram``, ``searchsorted``     |
+| ``storage.py``  | ``untyped_storage``, ``storage``, ``data_ptr``, ``nbytes``   |
 
 Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so that
 ``minitorch.exp(x)`` and ``x.exp()`` are the same code.
@@ -39,17 +44,23 @@ from minitorch.ops import (
     cross,
     diagonals,
     gather,
+    histogram,
     indexing,
     inplace,
     linalg,
+    log_tan_round,
+    median,
+    rearrange,
     reduce,
     scan,
     shape,
     solve,
     sort,
+    storage,
     svd,
     unary,
 )
+from minitorch.ops.common import KEEPDIMS_REDUCTIONS, accepts_keepdims
 
 
 def backward(t: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
@@ -140,6 +151,8 @@ METHODS: dict[str, Any] = {
     "ceil": unary.ceil, "logical_not": unary.logical_not, "bitwise_not": unary.bitwise_not,
     "square": unary.square,
     "isnan": unary.isnan, "isinf": unary.isinf, "isfinite": unary.isfinite,
+    "tan": log_tan_round.tan, "log10": log_tan_round.log10, "log2": log_tan_round.log2,
+    "round": log_tan_round.round,
     # binary
     "add": binary.add, "sub": binary.sub, "mul": binary.mul, "div": binary.div,
     "floor_divide": binary.floor_divide, "remainder": binary.remainder, "pow": binary.pow,
@@ -166,6 +179,10 @@ METHODS: dict[str, Any] = {
     "select": shape.select, "as_strided": shape.as_strided, "split": shape.split,
     "chunk": shape.chunk, "unbind": shape.unbind, "contiguous": shape.contiguous,
     "clone": shape.clone, "flip": shape.flip,
+    "repeat": rearrange.repeat, "tile": rearrange.tile, "roll": rearrange.roll,
+    "movedim": rearrange.movedim, "moveaxis": rearrange.movedim,
+    "view_as": rearrange.view_as, "reshape_as": rearrange.reshape_as,
+    "nelement": Tensor.numel,
     # running sums, diagonals, cross product
     "cumsum": scan.cumsum, "cumprod": scan.cumprod, "tril": diagonals.tril,
     "triu": diagonals.triu, "diag": diagonals.diag, "diagonal": diagonals.diagonal,
@@ -190,6 +207,10 @@ METHODS: dict[str, Any] = {
     "addcmul": composite.addcmul, "addcdiv": composite.addcdiv, "lerp": composite.lerp,
     "clamp_min": composite.clamp_min, "clamp_max": composite.clamp_max,
     "index_fill": composite.index_fill, "scatter": composite.scatter,
+    "outer": composite.outer, "ger": composite.outer, "diff": composite.diff,
+    # counting and order statistics
+    "median": median.median, "bincount": histogram.bincount, "histc": histogram.histc,
+    "histogram": histogram.histogram,
     # conversions
     "to": convert.to, "cpu": convert.cpu, "cuda": convert.cuda, "float": convert.float,
     "double": convert.double, "long": convert.long, "int": convert.int,
@@ -200,6 +221,9 @@ METHODS: dict[str, Any] = {
     "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
     "new_full": creation.new_full, "new_empty": creation.new_empty,
     "new_tensor": creation.new_tensor, "new": creation.new,
+    # the storage under the tensor
+    "untyped_storage": storage.untyped_storage, "storage": storage.storage,
+    "data_ptr": storage.data_ptr,
     # autograd
     "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,
     "_refresh_view_history": inplace.refresh_view_history,
@@ -235,11 +259,14 @@ METHODS: dict[str, Any] = {
     "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
 }  # fmt: skip
 
+METHODS.update({name: accepts_keepdims(METHODS[name]) for name in KEEPDIMS_REDUCTIONS})
 METHODS.update(inplace.variants(METHODS))  # sin_, clamp_, t_, ...: one list in inplace.py
 
 for _name, _function in METHODS.items():
     setattr(Tensor, _name, _function)
 
+Tensor.nbytes = property(storage.nbytes)
+Tensor.itemsize = property(storage.itemsize)
 Tensor.T = property(lambda t: t.permute(tuple(reversed(range(t.ndim)))))
 Tensor.mT = property(lambda t: t.transpose(-2, -1))
 Tensor.__hash__ = object.__hash__  # __eq__ is elementwise, so hash by identity

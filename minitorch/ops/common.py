@@ -175,3 +175,24 @@ def dense_strides_like(shape: Shape, strides: Strides) -> Strides | None:
 
 def shares_storage(a: Tensor, b: Tensor) -> bool:
     return a._storage is b._storage
+
+
+# The reductions for which PyTorch also accepts NumPy's spelling ``keepdims=``.
+KEEPDIMS_REDUCTIONS = frozenset(
+    "sum mean prod max min amax amin argmax argmin var std logsumexp all any median".split()
+)
+
+
+def accepts_keepdims(function: Any) -> Any:
+    """``function`` also taking NumPy's ``keepdims=`` for its ``keepdim=``, as PyTorch's
+    reductions do (``x.sum(1, keepdims=True)``)."""
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if "keepdims" in kwargs:
+            if "keepdim" in kwargs:
+                raise TypeError(f"{function.__name__}() got both 'keepdim' and 'keepdims'")
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return function(*args, **kwargs)
+
+    return call

@@ -1,5 +1,5 @@
 """Ops that are short formulas of other ops: ``addcmul``, ``addcdiv``, ``lerp``,
-``clamp_min``, ``clamp_max``, ``index_fill``, ``scatter``.
+``clamp_min``, ``clamp_max``, ``index_fill``, ``scatter``, ``outer``, ``diff``.
 
 Optimizers and tutorials use these (Adam's ``exp_avg_sq.addcmul_(grad, grad, value=1 -
 beta2)``). Each is written with ops that already have a derivative, so each one's
@@ -18,6 +18,7 @@ from minitorch.dtypes import bool_, int64
 from minitorch.layout import normalize_dim
 from minitorch.ops.binary import clamp, where
 from minitorch.ops.common import is_number, require_tensor
+from minitorch.ops.shape import cat
 
 
 def addcmul(x: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -79,6 +80,38 @@ def index_fill(x: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     chosen = (positions.unsqueeze(1) == (flat % size).unsqueeze(0)).any(1)
     mask = chosen.reshape([size if k == d else 1 for k in range(x.ndim)])
     return x.masked_fill(mask, value)
+
+
+def outer(x: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two vectors: ``out[i][j] = x[i] * vec2[j]``, a column times a
+    row broadcast into a matrix."""
+    require_tensor("outer", x)
+    require_tensor("outer", vec2)
+    for name, v in (("self", x), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
+    return x.unsqueeze(1) * vec2.unsqueeze(0)
+
+
+def diff(x: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """Differences of neighbours along ``dim``, ``out[i] = x[i + 1] - x[i]``, taken ``n``
+    times; ``prepend``/``append`` are joined on first. For bools, ``x[i + 1] != x[i]``."""
+    require_tensor("diff", x)
+    if x.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d, given = normalize_dim(dim, x.ndim), x
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = cat([p if p.ndim else p.expand(*x.shape[:d], 1, *x.shape[d + 1:]) for p in parts], d)
+    for _ in range(n):
+        length = x.shape[d]
+        if length == 0:
+            break
+        later, earlier = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
+        x = later != earlier if x.dtype is bool_ else later - earlier
+    return x.clone() if x is given else x  # n = 0: a copy, as in PyTorch
 
 
 def scatter(x: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:

@@ -282,12 +282,21 @@ def resize_(t: Tensor, *sizes: Any) -> Tensor:
 # result back with ``apply_inplace`` (autograd's rules included). A new op gets its
 # in-place form by adding its name here; names of ops not written yet are skipped.
 INPLACE_VARIANTS = """
-    abs neg exp log log1p sqrt rsqrt sin cos tan tanh sigmoid relu erf reciprocal sign
+    abs neg exp log log10 log2 log1p sqrt arccos arcsin arctan nan_to_num rsqrt sin cos tan
+    tanh sigmoid relu erf reciprocal sign
     floor ceil round trunc frac square logical_not bitwise_not asin acos atan sinh cosh
     floor_divide remainder pow clamp clip clamp_min clamp_max atan2 eq ne lt le gt ge
     logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor
     bitwise_left_shift bitwise_right_shift masked_fill index_fill scatter scatter_add
     addcmul addcdiv lerp tril triu cumsum cumprod
+""".split()
+
+# The in-place methods PyTorch also has as functions, ``torch.sin_(x)``.
+NAMESPACE_INPLACE = """
+    abs_ acos_ arccos_ arcsin_ arctan_ as_strided_ asin_ atan_ ceil_ clamp_ clamp_max_
+    clamp_min_ clip_ cos_ cosh_ detach_ erf_ exp_ fill_ floor_ log10_ log1p_ log2_ log_
+    nan_to_num_ neg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_ sqrt_ square_
+    tan_ tanh_ zero_
 """.split()
 
 # The same for views: ``x.t_()`` gives ``x`` itself the layout ``x.t()`` would have.
