@@ -45,13 +45,13 @@ OPS_WITH_OUT = frozenset("""
     abs acos add addcdiv addcmul all amax amin any arccos arcsin arctan arctan2 argmax
     argmin asin atan atan2 bitwise_and bitwise_left_shift bitwise_not bitwise_or
     bitwise_right_shift bitwise_xor bmm cat ceil clamp clamp_max clamp_min clip concat
-    concatenate cos cosh cross cumprod cumsum diag div divide dot eq erf exp floor
-    floor_divide gather ge gt index_select inverse le lerp log log1p log_softmax
-    logical_and logical_not logical_or logsumexp lt matmul max maximum mean min minimum
-    mm msort mul multiply mv nan_to_num ne neg negative nonzero norm pow prod reciprocal
-    remainder round rsqrt scatter scatter_add sigmoid sign sin sinh softmax sort sqrt
-    square stack std sub subtract sum svd tan tanh tensordot topk tril triu true_divide
-    var where
+    concatenate cos cosh cross cumprod cumsum diag diff div divide dot eq erf exp floor
+    floor_divide gather ge gt histc histogram index_select inverse le lerp log log10
+    log1p log2 log_softmax logical_and logical_not logical_or logsumexp lt matmul max
+    maximum mean min minimum mm msort mul multiply mv nan_to_num ne neg negative nonzero
+    norm outer pow prod reciprocal remainder round rsqrt scatter scatter_add searchsorted
+    sigmoid sign sin sinh softmax sort sqrt square stack std sub subtract sum svd tan tanh
+    tensordot topk tril triu true_divide var where
 """.split())
 
 FACTORIES_WITH_OUT = frozenset(
