@@ -255,7 +255,8 @@ def render() -> str:
     """The text of ``minitorch/_tensor.pyi`` for the tree as it is now."""
     tree = ast.parse(SOURCE.read_text())
     attached = {name: value for name, value in vars(_tensor.Tensor).items() if name in METHODS}
-    attached.update({name: vars(_tensor.Tensor)[name] for name in ("T", "mT", "nbytes", "itemsize", "__hash__")})
+    properties = ("T", "mT", "nbytes", "itemsize", "__hash__")
+    attached.update({name: vars(_tensor.Tensor)[name] for name in properties})
     shadowed = set(attached) | {name for name, _ in own_members(
         next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Tensor"))}
     annotations = Annotations(shadowed)
