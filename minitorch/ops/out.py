@@ -51,7 +51,7 @@ OPS_WITH_OUT = frozenset("""
     maximum mean min minimum mm msort mul multiply mv nan_to_num ne neg negative nonzero
     norm outer pow prod reciprocal remainder round rsqrt scatter scatter_add searchsorted
     sigmoid sign sin sinh softmax sort sqrt square stack std sub subtract sum svd tan tanh
-    tensordot topk tril triu true_divide var where
+    tensordot topk tril triu true_divide var where bernoulli multinomial normal
 """.split())
 
 FACTORIES_WITH_OUT = frozenset(
@@ -68,10 +68,11 @@ TORCH_KEYWORDS = {"input": 0, "other": 1, "exponent": 1, "mat2": 1, "vec": 1, "t
 
 def is_functional_form(name: str, value: Any) -> bool:
     """Whether ``minitorch.<name>`` is an op or a factory (a plain function from
-    ``minitorch/ops/`` or ``creation.py``), which ``functional_form`` wraps."""
+    ``minitorch/ops/``, ``creation.py`` or ``random_factories.py``), which ``functional_form`` wraps."""
     module = getattr(value, "__module__", None) or ""
     return (inspect.isfunction(value) and not name.startswith("_")
-            and module.startswith(("minitorch.ops.", "minitorch.creation")))  # fmt: skip
+            and module.startswith(("minitorch.ops.", "minitorch.creation",
+                                   "minitorch.random_factories")))  # fmt: skip
 
 
 def functional_form(name: str, function: Callable) -> Callable:
