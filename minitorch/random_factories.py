@@ -151,6 +151,8 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None) -> Tensor:  # noqa: A002
     """0 or 1 for each element, 1 with probability ``input[i]`` (or ``p`` for every element).
     PyTorch: ``u < p`` with ``u`` uniform, one draw per element in order."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"bernoulli(): argument 'input' must be Tensor, not {type(input).__name__}")
     gen = generator_or_default(generator)
     probabilities = input.detach().cpu().contiguous().numpy()
     if p is not None:
@@ -169,6 +171,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  
     then per sample one float64 uniform ``u`` and the first index whose sum is not below
     ``u`` (a binary search). Without replacement (PyTorch's trick): divide each weight by an
     exponential number, ``q = w / Exp(1)``, and take the ``num_samples`` largest ``q``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"multinomial(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point:
