@@ -42,27 +42,6 @@ from minitorch.creation import (
     zeros_like,
 )
 from minitorch.device import device, get_default_device, set_default_device
-from minitorch.random import (
-    Generator,
-    default_generator,
-    fork_rng,
-    get_rng_state,
-    initial_seed,
-    manual_seed,
-    seed,
-    set_rng_state,
-)
-from minitorch.random_factories import (
-    bernoulli,
-    multinomial,
-    normal,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    randperm,
-)
 from minitorch.dispatch import backend, get_backend, set_backend
 from minitorch.dtypes import (
     bfloat16,
@@ -91,6 +70,27 @@ from minitorch.ops import linalg as _linalg
 from minitorch.ops import reduce as _reduce
 from minitorch.ops import shape as _shape
 from minitorch.ops import unary as _unary
+from minitorch.random import (
+    Generator,
+    default_generator,
+    fork_rng,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from minitorch.random_factories import (
+    bernoulli,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+)
 
 float = float32  # noqa: A001 (PyTorch's alias)
 double = float64
@@ -243,8 +243,17 @@ from minitorch.functional import (
     tensordot,
 )  # fmt: skip
 from minitorch.ops.binary import arctan2, atan2, bitwise_left_shift, bitwise_right_shift
-from minitorch.ops.composite import addcdiv, addcmul, clamp_max, clamp_min, index_fill, lerp, scatter
-from minitorch.ops.composite import diff, outer
+from minitorch.ops.composite import (
+    addcdiv,
+    addcmul,
+    clamp_max,
+    clamp_min,
+    diff,
+    index_fill,
+    lerp,
+    outer,
+    scatter,
+)
 from minitorch.ops.composite import outer as ger
 from minitorch.ops.cross import cross
 from minitorch.ops.diagonals import diag, diag_embed, diagonal, tril, triu
