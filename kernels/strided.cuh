@@ -171,13 +171,15 @@ __device__ inline int mt_pow(int base, int exponent)
 __device__ inline double mt_pow(double a, double b) { return pow(a, b); }
 __device__ inline float mt_pow(float a, float b) { return pow(a, b); }
 
-// Integers are whole numbers already: floor and ceil leave them alone (as NumPy 2 and
+// Integers are whole numbers already: floor, ceil and rint leave them alone (as NumPy 2 and
 // PyTorch do). CUDA only declares float and double versions, so without these
 // floor(int) would be ambiguous.
 __device__ inline int floor(int a) { return a; }
 __device__ inline long long floor(long long a) { return a; }
 __device__ inline int ceil(int a) { return a; }
 __device__ inline long long ceil(long long a) { return a; }
+__device__ inline int rint(int a) { return a; }  // round: the same for whole numbers
+__device__ inline long long rint(long long a) { return a; }
 
 // ---------------------------------------------------------------------------------------
 // Warp shuffles for every element type (CUDA has no bool overload: go through int)

@@ -306,7 +306,7 @@ def _torch_calling_conventions() -> None:
     (``add(input=a, other=b)``) and, where PyTorch's does, ``out=`` (``ops/out.py``)."""
     from minitorch.ops import out
     from minitorch.ops.common import KEEPDIMS_REDUCTIONS, accepts_keepdims
-    from minitorch.ops.inplace import NAMESPACE_INPLACE
+    from minitorch.ops.inplace import NAMESPACE_INPLACE, namespace_function
 
     namespace = globals()
     for name, value in list(namespace.items()):
@@ -315,7 +315,7 @@ def _torch_calling_conventions() -> None:
         if name in KEEPDIMS_REDUCTIONS:  # NumPy's ``keepdims=`` too, as PyTorch accepts
             namespace[name] = accepts_keepdims(namespace[name])
     for name in NAMESPACE_INPLACE:  # ``minitorch.sin_(x)`` is ``x.sin_()``
-        namespace[name] = getattr(Tensor, name)
+        namespace[name] = namespace_function(name)
 
 
 _torch_calling_conventions()

@@ -92,6 +92,7 @@ class OpInfo:
     int_domain: tuple = (-5, 5)
     rtol: float | None = None
     atol: float | None = None
+    cpu_only: str | None = None  # why it has no CUDA kernel yet: on "cuda" it must say so
 
     def __repr__(self) -> str:
         return self.name
@@ -1064,6 +1065,7 @@ add(
 OPS[-1].dtypes = F
 for _row in ("median", "median(dim)"):
     OPS[[op.name for op in OPS].index(_row)].domain = (-100, 100)
+    OPS[[op.name for op in OPS].index(_row)].cpu_only = "sort has no CUDA kernel yet"
 
 OPS_BY_NAME = {op.name: op for op in OPS}
 OPS_BY_NAME["as_strided(view input)"].grad = False

@@ -92,8 +92,10 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     """Counts of ``input`` in ``bins`` equal bins from ``min`` to ``max`` (both 0: the
     data's own smallest and largest value); values outside are left out."""
     _require_float("histc", input)
+    if isinstance(bins, bool) or not isinstance(bins, int):
+        raise TypeError(f"histc(): argument 'bins' (position 2) must be int, not {type(bins).__name__}")
     if bins <= 0:
-        raise RuntimeError("torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     if min > max:
         raise RuntimeError("torch.histc: max must be larger than min")
     low, high = float(min), float(max)

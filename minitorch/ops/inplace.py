@@ -299,6 +299,22 @@ NAMESPACE_INPLACE = """
     tan_ tanh_ zero_
 """.split()
 
+
+
+def namespace_function(name: str) -> Callable:
+    """``minitorch.sin_(x)``: the method ``x.sin_()`` called as a function, with PyTorch's
+    TypeError when ``x`` is not a tensor."""
+    method = getattr(Tensor, name)
+
+    def function(x: Any, *args: Any, **kwargs: Any) -> Tensor:
+        require_tensor(name, x)
+        return method(x, *args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = method.__doc__
+    return function
+
+
 # The same for views: ``x.t_()`` gives ``x`` itself the layout ``x.t()`` would have.
 VIEW_INPLACE_VARIANTS = ["unsqueeze", "squeeze", "t", "transpose", "as_strided"]
 

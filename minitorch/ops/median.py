@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch._tensor import Tensor
+from minitorch.dtypes import bool_
 from minitorch.layout import normalize_dim
 from minitorch.ops import return_types
 from minitorch.ops.common import require_tensor
@@ -22,6 +23,8 @@ def median(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     With ``dim``: ``(values, indices)``, the median of each line along ``dim`` and
     where it was (for several equal values, one of their positions)."""
     require_tensor("median", x)
+    if x.dtype is bool_:
+        raise NotImplementedError("\"median_out\" not implemented for 'Bool' (as in PyTorch)")
     if dim is None:
         flat = x.reshape(-1)
         if flat.numel() == 0:
