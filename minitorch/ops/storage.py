@@ -71,8 +71,14 @@ class TypedStorage(UntypedStorage):
     def tolist(self) -> list:
         return Tensor._make(self._array, (len(self._array),), (1,), 0, self.dtype, self.device).tolist()
 
-    def __getitem__(self, index: int) -> Any:
-        return self.tolist()[index]
+    def __getitem__(self, index: Any) -> Any:
+        """One cell (a negative index counts from the end), or a list for a slice."""
+        if isinstance(index, slice):
+            return self.tolist()[index]
+        size = len(self._array)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} out of range for storage of size {size}")
+        return Tensor._make(self._array, (), (), index % size, self.dtype, self.device).item()
 
     def __repr__(self) -> str:
         return f"minitorch TypedStorage of {self.size()} {self.dtype} elements on {self.device}"
