@@ -11,8 +11,9 @@ from minitorch.utils.data.dataset import (
     TensorDataset,
     random_split,
 )
+from minitorch.utils.data.distributed import DistributedSampler
 from minitorch.utils.data.worker_info import WorkerInfo, get_worker_info
 
-__all__ = ["ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "Subset",
-           "TensorDataset", "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
+__all__ = ["ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler", "IterableDataset",
+           "Subset", "TensorDataset", "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
            "random_split"]  # fmt: skip
