@@ -7,7 +7,8 @@ calls once and replays them (``compiled.py`` tells the whole story).
 * ``state.py``    -- the tensors it reads without receiving them, found again each call;
 * ``replay.py``   -- running a graph again: the plain loop, and the prepared ``Program``;
 * ``passes/``     -- optimisations, one per file;
-* ``naming.py``   -- ``model.0.weight`` instead of ``b3`` in the listing.
+* ``naming.py``   -- ``model.0.weight`` instead of ``b3`` in the listing;
+* ``source_location.py`` -- ``In [3], line 3``: where the student wrote what was refused.
 """
 
 from minitorch.compiler.capture import CaptureError

@@ -24,8 +24,6 @@ become *state*; the dead ones are intermediate results the graph may reuse.
 
 from __future__ import annotations
 
-import os
-import sys
 import weakref
 from typing import Any
 
@@ -33,6 +31,7 @@ import numpy as np
 
 from minitorch._tensor import Tensor
 from minitorch.compiler.graph import Buffer, Graph, Node, Operand, OutputSpec
+from minitorch.compiler.source_location import user_line
 
 
 class CaptureError(RuntimeError):
@@ -42,19 +41,6 @@ class CaptureError(RuntimeError):
 class ValuesChanged(Exception):
     """A replay's input check answered differently than during the capture (an op chose
     its path by the values, e.g. whether any target is ``ignore_index``): capture again."""
-
-
-def user_line() -> str:
-    """``file:line`` of the innermost caller outside minitorch (where the student wrote
-    the read), for error messages."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not os.path.abspath(filename).startswith(package):
-            return f"{os.path.basename(filename)}, line {frame.f_lineno}"
-        frame = frame.f_back
-    return "unknown line"
 
 
 class _Entry:
