@@ -200,6 +200,10 @@ class DispatchRecord:
     # ``start`` and ``end`` when its stream runs it (``minitorch/backends/cuda/streams.py``).
     issued: float = 0.0
     launches: tuple = ()
+    # True for the product of two matrices (``x @ w``): the kernel ran on their batch of
+    # one, ``[1, n, k] @ [1, k, m]``, so each of ``shapes`` and ``strides`` starts with a
+    # batch dimension the student never wrote (the dispatch viewer shows it as such).
+    matrices: bool = False
 
     @property
     def kernel_seconds(self) -> float:
@@ -362,7 +366,7 @@ def _backend(out: Any, inputs: tuple) -> ModuleType:
 
 
 def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tuple,
-                  scalars_again: Any = None) -> Any:  # fmt: skip
+                  scalars_again: Any = None, matrices: bool = False) -> Any:  # fmt: skip
     """Check devices, run ``primitive(*args)`` on the backend, time it and record it.
 
     ``args`` are the backend call's arguments with tensors in place of ``Strided``
@@ -403,6 +407,7 @@ def _run_recorded(primitive: str, kernel: str, out: Any, inputs: tuple, args: tu
         compile_seconds=compile_seconds,
         issued=start,
         launches=tuple(launches),
+        matrices=matrices,
     )
     thread = threading.get_ident()
     for owner, records in _traces:
@@ -575,9 +580,11 @@ def arg_reduce(op: str, out: Any, a: Any, dim: int) -> Any:
     return out
 
 
-def matmul(out: Any, a: Any, b: Any) -> Any:
+def matmul(out: Any, a: Any, b: Any, matrices: bool = False) -> Any:
+    """``out = a @ b`` for 3-D operands ``[B, n, k] @ [B, k, m]``; ``matrices``: they are
+    the batch of one of two matrices (``linalg.one_batch``), which a trace records."""
     if recording:
-        return _run_recorded("matmul", "matmul", out, (a, b), (out, a, b))
+        return _run_recorded("matmul", "matmul", out, (a, b), (out, a, b), matrices=matrices)
     device = out.device
     if a.device is not device or b.device is not device:
         _backend(out, (a, b))  # (raises for two devices)

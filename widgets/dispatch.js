@@ -184,6 +184,8 @@ function render({ model, el: host }) {
     }, `${j === 0 ? "out" : "in" + (j - 1)} ${tupleText(shape)} strides ${tupleText(record.strides[j])}${record.contiguous[j] ? "" : " (strided)"}`));
     const parts = [el("div", { class: "mt-details-title" }, `call #${record.i} in ${run.label}: ${record.op} (${record.phase}) → ${record.primitive}:${record.kernel} on ${record.backend}, ${record.dtype}, ${micro(record.us)}` +
         (record.compile_us ? ` (and compiling its kernel first: ${micro(record.compile_us)}, once)` : "")),
+      record.kernel_shapes ? el("div", { class: "mt-caption mt-kernel-shapes" },
+        `a product of two matrices: the kernel ran on their batch of one, ${record.kernel_shapes.map(tupleText).join(" ← ")}`) : null,
       el("div", {}, "open an operand's layout: ", ...operands)];
     const linked = model.get("linked");
     if (linked && linked.run === selected.run && linked.row === selected.row && linked.state) {

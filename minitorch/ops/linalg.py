@@ -62,7 +62,7 @@ def multiply_matrices(out: Tensor, a: Tensor, b: Tensor) -> Tensor:
     which it shows; otherwise ``dispatch.matrix_product`` finds the same plan from the
     matrices' layouts without making them."""
     if dispatch.recording:
-        dispatch.matmul(one_batch(out), one_batch(a), one_batch(b))
+        dispatch.matmul(one_batch(out), one_batch(a), one_batch(b), matrices=True)
     else:
         dispatch.matrix_product(out, a, b)
     return out

@@ -51,7 +51,7 @@ def run_json(label: str, records: Sequence[Any], error: str = "") -> dict:
                     key=lambda row: -row[2])
         for key, table in totals.items()
     }  # fmt: skip
-    rows = [{**record_json(r), "i": i, "contiguous": list(r.contiguous),
+    rows = [{**record_json(r), **matrix_shapes(r), "i": i, "contiguous": list(r.contiguous),
              "compile_us": round(r.compile_seconds * 1e6, 2)}
             for i, r in enumerate(records[:MAX_ROWS])]  # fmt: skip
     compiled = [r for r in records if r.compile_seconds]
@@ -64,6 +64,17 @@ def run_json(label: str, records: Sequence[Any], error: str = "") -> dict:
         "totals_op": ordered["op"], "totals_backend": ordered["backend"],
         "totals_primitive": ordered["primitive"], "timeline": real_timeline(records),
     }  # fmt: skip
+
+
+def matrix_shapes(record: Any) -> dict:
+    """A product of two matrices (``x @ w``) as the student wrote it: the kernel takes
+    3-D operands, and ran on the matrices' batch of one, ``[1, n, k] @ [1, k, m]``, so
+    the table shows the matrices' 2-D shapes and strides, and the details the kernel's
+    own (``kernel_shapes``). Any other call: nothing to change."""
+    if not getattr(record, "matrices", False):
+        return {}
+    return {"shapes": [list(s[1:]) for s in record.shapes], "strides": [list(s[1:]) for s in record.strides],
+            "kernel_shapes": [list(s) for s in record.shapes]}  # fmt: skip
 
 
 def real_timeline(records: Sequence[Any]) -> dict:
@@ -143,7 +154,10 @@ class DispatchWidget(MinitorchWidget):
         if not 0 <= operand < len(record.shapes):
             raise IndexError(f"call {row} has {len(record.shapes)} operands (0 is the output)")
         role = "out" if operand == 0 else f"input {operand - 1}"
-        return layout_chain(record.shapes[operand], record.strides[operand], f"{record.op} {role}")
+        shape, strides = record.shapes[operand], record.strides[operand]
+        if getattr(record, "matrices", False):  # the matrix, not the kernel's batch of one of it
+            shape, strides = shape[1:], strides[1:]
+        return layout_chain(shape, strides, f"{record.op} {role}")
 
     def _select(self, run: int, row: int) -> None:
         self.records[run][row]  # raises IndexError for a bad row

@@ -57,6 +57,28 @@ def test_a_failing_backend_is_shown_not_raised() -> None:
         dispatch_trace(backends=["reference"])
 
 
+def test_a_product_of_two_matrices_shows_their_shapes() -> None:
+    """x @ w runs the kernel on the matrices' batch of one: the table shows the 2-D shapes
+    and strides the student wrote, the details the kernel's own 3-D ones; a real batched
+    product of one matrix (bmm of [1, 4, 3]) keeps its batch dimension."""
+    x, w = program()
+    batched = minitorch.randn(1, 4, 3)
+    with dispatch_trace() as trace:
+        (x @ w).sum().backward()
+        minitorch.bmm(batched, w.detach().unsqueeze(0))
+    rows = [r for r in trace.runs[0]["records"] if r["primitive"] == "matmul"]
+    forward, *gradients, bmm = rows
+    assert forward["shapes"] == [[4, 2], [4, 3], [3, 2]]
+    assert forward["strides"] == [[2, 1], [3, 1], [2, 1]]
+    assert forward["kernel_shapes"] == [[1, 4, 2], [1, 4, 3], [1, 3, 2]]
+    expected = {(tuple(x.grad.shape), (4, 2), tuple(w.shape[::-1])), (tuple(w.grad.shape), (3, 4), (4, 2))}
+    assert {tuple(tuple(s) for s in r["shapes"]) for r in gradients} == expected
+    assert all(len(r["kernel_shapes"][0]) == 3 for r in gradients)
+    assert bmm["shapes"] == [[1, 4, 2], [1, 4, 3], [1, 3, 2]] and "kernel_shapes" not in bmm
+    row = trace.runs[0]["records"].index(forward)
+    assert trace.open_layout(0, row, 1).views[0].stride() == (3, 1)  # the matrix x itself
+
+
 def test_linked_layout_of_an_operand() -> None:
     x = minitorch.arange(6.0).view(2, 3)
     with dispatch_trace() as trace:
