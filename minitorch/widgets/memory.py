@@ -38,7 +38,7 @@ from minitorch import memory as cpu_memory
 from minitorch._tensor import Tensor
 from minitorch.widgets.colors import tensor_color
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
-from minitorch.widgets.memory_live import Follower, Recorder, byte_counts, bytes_text, memory_api
+from minitorch.widgets.memory_live import Follower, Recorder, byte_counts, bytes_text, memory_api, peak_text
 from minitorch.widgets.memory_names import TensorFinder, library_names, saved_for_backward, tensor_names
 from minitorch.widgets.svg import Drawing
 
@@ -244,7 +244,7 @@ class MemoryWidget(MinitorchWidget):
     def to_text(self) -> str:
         state = self.shown()
         lines = [f"memory on {state['device']}: allocated {bytes_text(state['allocated'])}, "
-                 f"reserved {bytes_text(state['reserved'])}, peak {bytes_text(state['peak'])}"]  # fmt: skip
+                 f"reserved {bytes_text(state['reserved'])}, {peak_text(state)}"]  # fmt: skip
         if self.frames:
             at = f"frame {self.frame + 1}: {state['event']}" if self.frame >= 0 else "the allocator now"
             lines.append(f"recorded {len(self.frames)} frames; showing {at}")
@@ -303,7 +303,7 @@ def memory_svg(state: dict) -> str:
     drawing = Drawing(widest + 2 * left, height)
     drawing.parts.append(HATCH)
     title = (f"memory on {state['device']}: allocated {bytes_text(state['allocated'])}, reserved "
-             f"{bytes_text(state['reserved'])}, peak {bytes_text(state['peak'])}")  # fmt: skip
+             f"{bytes_text(state['reserved'])}, {peak_text(state)}")  # fmt: skip
     if state.get("event"):
         title += f"   ({state['event']})"
     drawing.text(left, 18, title, anchor="start", bold=True)

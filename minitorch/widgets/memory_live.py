@@ -116,6 +116,19 @@ class Recorder:
         self.frames = frames
         self.allocated = memory_api(widget.device).memory_allocated()
         self.phase = ""  # the last phase an op named (frees happen between ops too)
+        # The block's own peak: the allocator's peak counts since the start (or the last
+        # reset_peak_memory_stats()), so "peak" in a frame would be an earlier cell's.
+        self.process_peak = frames[0]["peak"]
+        self.peak = 0
+        self.block_peak(frames[0])
+
+    def block_peak(self, frame: dict) -> None:
+        """Make ``frame["peak"]`` the most bytes allocated since the block began: the
+        most any frame saw (every allocation makes one), or the allocator's peak once it
+        grew past where it stood at the start (then the block made it)."""
+        grown = frame["peak"] if frame["peak"] > self.process_peak else 0
+        self.peak = max(self.peak, frame["allocated"], grown)
+        frame["peak"], frame["peak_of"] = self.peak, "block"
 
     @contextlib.contextmanager
     def watching(self) -> Iterator[None]:
@@ -165,6 +178,7 @@ class Recorder:
             what = f"+{bytes_text(change)} allocated" if change > 0 else f"-{bytes_text(-change)} freed"
             event = what + (f" in {op} ({self.phase})" if op else f" ({self.phase})" if self.phase else "")
         self.frames.append(self.widget.look(event=event, phase=self.phase, everything=False))
+        self.block_peak(self.frames[-1])
         name_unheld(self.frames[-2], self.frames[-1])
 
 
@@ -187,6 +201,13 @@ def bytes_text(count: int) -> str:
     while abs(value) >= 1024 and unit < len(units) - 1:
         value, unit = value / 1024, unit + 1
     return f"{count} B" if unit == 0 else f"{value:.2f} {units[unit]}"
+
+
+def peak_text(state: dict) -> str:
+    """``peak 768.00 KiB`` live (since the start), ``peak in the recording 205.50 KiB``
+    for a recorded frame (since the block began: ``Recorder.block_peak``)."""
+    where = " in the recording" if state.get("peak_of") == "block" else ""
+    return f"peak{where} {bytes_text(state['peak'])}"
 
 
 def _ipython() -> Any:

@@ -17,7 +17,7 @@ import pytest
 import minitorch
 from minitorch import memory
 from minitorch.widgets.memory import MemoryWidget, block_widths
-from minitorch.widgets.memory_live import SECONDS_BETWEEN_CHECKS
+from minitorch.widgets.memory_live import SECONDS_BETWEEN_CHECKS, bytes_text
 
 
 def notebook(code: str) -> dict:
@@ -182,6 +182,29 @@ def test_record_a_training_step_frame_by_frame() -> None:
             pass
     finally:
         profiler.disable()
+
+
+def test_a_recording_reports_its_own_peak() -> None:
+    """The allocator's peak counts since the start: a big tensor of an earlier cell must
+    not be the recording's "peak"; the block's own peak grows frame by frame."""
+    mem = MemoryWidget("cpu")
+    big = minitorch.zeros(200_000)  # 800 kB, freed before the block
+    del big
+    earlier_peak = memory.max_memory_allocated()
+    x = minitorch.ones(1000)
+    with mem.record():
+        y = x * 2
+        z = (y + 1).exp()
+        del y
+    peaks = [f["peak"] for f in mem.frames]
+    allocated = [f["allocated"] for f in mem.frames]
+    assert peaks == [max(allocated[: k + 1]) for k in range(len(allocated))]
+    assert peaks[-1] == max(allocated) < earlier_peak
+    assert all(f["peak_of"] == "block" for f in mem.frames)
+    assert f"peak in the recording {bytes_text(peaks[-1])}" in mem.to_text()
+    mem.frame = -1  # the allocator now: its own peak again
+    assert mem.shown()["peak"] == memory.max_memory_allocated() and "peak_of" not in mem.shown()
+    del z
 
 
 def test_live_updates_follow_the_allocator_at_most_ten_times_a_second() -> None:
