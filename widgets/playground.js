@@ -210,6 +210,9 @@ function drawLossChart(svg, curve) {
   for (const [column, name] of [[1, "train"], [2, "test"]]) {
     const points = rows.filter((row) => row[column] !== null).map((row) => `${px(row[0]).toFixed(1)},${py(row[column]).toFixed(1)}`);
     if (points.length > 1) parts.push(svgEl("polyline", { class: `mt-pg-curve mt-pg-curve-${name}`, points: points.join(" ") }));
+    // the latest epoch as a dot: the chart shows the first epoch's loss too, before a line can join two
+    const [cx, cy] = points.length ? points[points.length - 1].split(",") : [];
+    if (points.length) parts.push(svgEl("circle", { class: `mt-pg-point mt-pg-point-${name}`, cx, cy, r: 3 }));
   }
   svg.replaceChildren(...parts);
 }
