@@ -11,12 +11,16 @@
 | ``normalization.py`` | ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``             |
 | ``dropout.py``       | ``Dropout``                                                 |
 | ``embedding.py``     | ``Embedding``                                               |
+| ``rnn_cells.py``     | ``RNNCell``, ``LSTMCell``, ``GRUCell`` (one step of a recurrence) |
+| ``rnn.py``           | ``RNN``, ``LSTM``, ``GRU`` (the step run along a sequence)  |
+| ``parameter_container.py`` | ``ParameterList``, ``ParameterDict``                  |
 | ``loss.py``          | ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCELoss``, ...  |
 | ``init.py``          | ``nn.init``: ``kaiming_uniform_``, ``xavier_normal_``, ...  |
 | ``functional/``      | ``nn.functional`` (``F``): the same operations as functions  |
+| ``utils/``           | ``nn.utils``: ``rnn.pad_sequence``, ``rnn.pack_padded_sequence``, ... |
 """
 
-from minitorch.nn import functional, init
+from minitorch.nn import functional, init, utils
 from minitorch.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv1d, Conv2d
@@ -26,7 +30,10 @@ from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
 from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from minitorch.nn.module import Buffer, Module, Parameter
 from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from minitorch.nn.parameter_container import ParameterDict, ParameterList
 from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from minitorch.nn.rnn import GRU, LSTM, RNN, RNNBase
+from minitorch.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
@@ -35,4 +42,6 @@ __all__ = [
     "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Module", "ModuleDict", "ModuleList",
     "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Tanh",
     "Unflatten", "functional", "init",
+    "GRU", "GRUCell", "LSTM", "LSTMCell", "ParameterDict", "ParameterList", "RNN", "RNNBase",
+    "RNNCell", "RNNCellBase", "utils",
 ]  # fmt: skip
