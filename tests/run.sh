@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python -m pip install --quiet --disable-pip-version-check -e ".[course,dev,cuda,widgets,nn,viz]"
+python -m pip install --quiet --disable-pip-version-check -e ".[course,dev,cuda,widgets,nn,viz,distributed]"
 
 if [ "$(id -u)" = "0" ] && ! command -v chromium >/dev/null 2>&1; then
     apt-get update -qq
