@@ -28,6 +28,15 @@ Where each piece lives:
 
 from minitorch.distributed.collectives import all_reduce, barrier, broadcast, reduce
 from minitorch.distributed.errors import DistBackendError, DistError
+from minitorch.distributed.gathers import (
+    all_gather,
+    all_gather_into_tensor,
+    all_to_all,
+    gather,
+    reduce_scatter,
+    reduce_scatter_tensor,
+    scatter,
+)
 from minitorch.distributed.initialization import (
     GroupMember,
     default_pg_timeout,
@@ -45,6 +54,7 @@ from minitorch.distributed.initialization import (
     is_mpi_available,
     new_group,
 )
+from minitorch.distributed.object_collectives import all_gather_object, broadcast_object_list, gather_object
 from minitorch.distributed.point_to_point import irecv, isend, recv, send
 from minitorch.distributed.process_group import ProcessGroup
 from minitorch.distributed.reduce_op import ReduceOp
@@ -52,6 +62,8 @@ from minitorch.distributed.work import Work
 
 __all__ = [
     "DistBackendError", "DistError", "GroupMember", "ProcessGroup", "ReduceOp", "Work",
+    "all_gather", "all_gather_into_tensor", "all_gather_object", "all_to_all", "broadcast_object_list",
+    "gather", "gather_object", "reduce_scatter", "reduce_scatter_tensor", "scatter",
     "all_reduce", "barrier", "broadcast", "default_pg_timeout", "destroy_process_group",
     "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
     "get_world_size", "group", "init_process_group", "irecv", "is_available", "is_initialized",

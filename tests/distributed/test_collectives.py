@@ -15,3 +15,9 @@ def test_every_collective_equals_numpy(n):
     done = run_ranks("collectives.py", n)
     assert done.returncode == 0, explain(done)
     assert done.stdout.count("checks passed") == n, explain(done)  # (ranks' lines may interleave)
+
+
+def test_gathers_scatters_objects_and_groups_equal_numpy():
+    done = run_ranks("gathers.py", 3)
+    assert done.returncode == 0, explain(done)
+    assert done.stdout.count("checks passed") == 3, explain(done)
