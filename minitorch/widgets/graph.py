@@ -32,7 +32,14 @@ from minitorch._tensor import Tensor
 from minitorch.compiler.compiled import CompiledFunction
 from minitorch.compiler.graph import Graph as CapturedGraph
 from minitorch.widgets.frontend import MinitorchWidget, bundle, styles
-from minitorch.widgets.graph_extract import Graph, collapse, extract, module_paths, record_json
+from minitorch.widgets.graph_extract import (
+    Graph,
+    collapse,
+    extract,
+    module_paths,
+    parameter_names,
+    record_json,
+)
 from minitorch.widgets.graph_layout import Layout, dot_available, dot_layout, layered_layout
 from minitorch.widgets.graph_replay import Replay
 from minitorch.widgets.static_graph import static_graph
@@ -44,21 +51,6 @@ from minitorch.widgets.watch import Step, step_of
 # Type sizes of a node's box, in px at zoom 1, from the widgets' type scale (graph.css
 # uses the same): the viewer never zooms "fit" below 1, so no text is drawn under 11 px.
 LABEL_PX, SUB_PX = BODY, SMALL
-
-
-def parameter_names(params: Any) -> dict[int, str]:
-    """``{id(tensor): name}`` from a dict, ``(name, tensor)`` pairs or an nn.Module."""
-    if params is None:
-        return {}
-    if hasattr(params, "named_parameters"):
-        params = params.named_parameters()
-    items = params.items() if isinstance(params, dict) else params
-    names = {}
-    for name, t in items:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"params: {name!r} is a {type(t).__name__}, not a tensor")
-        names[id(t)] = str(name)
-    return names
 
 
 def node_sublabel(node: dict) -> str:

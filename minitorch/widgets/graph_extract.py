@@ -30,6 +30,7 @@ import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import AccumulateGrad, BackwardNode, Node
@@ -62,6 +63,21 @@ def record_json(record: object) -> dict:
         "strides": [list(s) for s in record.strides], "path": record.path,
         "us": round(record.kernel_seconds * 1e6, 2),  # on a CUDA stream: when it ran there
     }  # fmt: skip
+
+
+def parameter_names(params: Any) -> dict[int, str]:
+    """``{id(tensor): name}`` from a dict, ``(name, tensor)`` pairs or an nn.Module."""
+    if params is None:
+        return {}
+    if hasattr(params, "named_parameters"):
+        params = params.named_parameters()
+    items = params.items() if isinstance(params, dict) else params
+    names = {}
+    for name, t in items:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"params: {name!r} is a {type(t).__name__}, not a tensor")
+        names[id(t)] = str(name)
+    return names
 
 
 def extract(outputs: Sequence[Tensor], names: dict[int, str] | None = None,
