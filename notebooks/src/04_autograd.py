@@ -156,6 +156,17 @@ z.backward()
 print("x.grad after backward():", x.grad)
 
 # %% [markdown]
+# The same graph drawn the way micrograd's lecture and torchviz draw it: data flowing left
+# to right, each leaf and output with its values and gradient, an ellipse per op. It is a
+# Graphviz picture (`pip install 'minitorch[viz]'` and Graphviz's `dot`); without them,
+# `draw_graph` opens the graph viewer instead.
+
+# %%
+import minitorch.viz
+
+minitorch.viz.draw_graph(z, params={"x": x, "z": z})
+
+# %% [markdown]
 # Gradients **accumulate** into `.grad`: a second backward (of a new graph) adds to it.
 # That is deliberate (it lets you sum gradients over several losses or micro-batches), and
 # it is why training loops call `optimizer.zero_grad()` every step.
