@@ -71,7 +71,7 @@ class Tensor:
         "_storage", "_shape", "_strides", "_offset", "dtype", "device",
         "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base", "_version_counter",
         "_grad_accumulator", "_backward_hooks", "_retains_grad", "_history_version",
-        "__weakref__",
+        "_post_accumulate_grad_hooks", "__weakref__",
     )  # fmt: skip
 
     def __init__(self, *data_or_sizes: Any, device: Any = None) -> None:
@@ -130,6 +130,7 @@ class Tensor:
             self._history_version = counter.value
         self._grad_accumulator: weakref.ref | None = None
         self._backward_hooks: dict | None = None  # a leaf's hooks, shared with its node
+        self._post_accumulate_grad_hooks: list | None = None  # a leaf's, run after ``.grad`` changes
         self._retains_grad = False
 
     # ----- making tensors (used by ops; users call minitorch.zeros etc.) -------------

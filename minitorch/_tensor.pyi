@@ -42,6 +42,7 @@ class Tensor:
     _base: Tensor | None
     _grad_accumulator: weakref.ref | None
     _backward_hooks: dict | None
+    _post_accumulate_grad_hooks: list | None
     _retains_grad: builtins.bool
     _history_version: Any
     def __init__(self, *data_or_sizes: Any, device: Any = None) -> None:
@@ -763,6 +764,9 @@ class Tensor:
         ...
     def retain_grad(self) -> None:
         """Keep ``.grad`` for a non-leaf tensor too (leaves always keep theirs)."""
+        ...
+    def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
+        """Call ``hook(t)`` after ``t.grad`` has received a backward's gradient (leaves only)."""
         ...
     def _refresh_view_history(self) -> None:
         """Renew the history of a view whose storage was written in place since its ``grad_fn`` was made: it

@@ -34,8 +34,9 @@ from __future__ import annotations
 import functools
 import heapq
 import sys
-from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -51,6 +52,38 @@ from minitorch.autograd.grad_mode import is_grad_enabled, set_grad_enabled
 # each edge of ``next_functions`` (``local``), and what was actually sent along each edge
 # after un-broadcasting (``delivered``; ``None`` where nothing was sent). Empty by default.
 step_listeners: list[Callable[[Node, list, tuple, list], None]] = []
+
+# The callbacks queued during each backward walk in progress in this thread (innermost
+# last): a hook that starts work which must be finished before ``backward()`` returns
+# (``DistributedDataParallel``'s last all-reduces) queues a callback with ``queue_callback``.
+_walks = threading.local()
+
+
+def queue_callback(callback: Callable[[], None]) -> None:
+    """Call ``callback()`` once the backward walk now running has run its last node, before
+    ``backward()`` returns (PyTorch's ``Variable._execution_engine.queue_callback``). Only
+    allowed during a backward, from a hook; callbacks run in the order they were queued."""
+    queued = getattr(_walks, "callbacks", None)
+    if not queued:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    queued[-1].append(callback)
+
+
+@contextmanager
+def _final_callbacks() -> Iterator[None]:
+    """Around one backward walk: a list for ``queue_callback``, and at the end of a walk
+    that did not raise, its callbacks (a callback may queue another; it runs after)."""
+    stack = _walks.__dict__.setdefault("callbacks", [])
+    callbacks: list[Callable[[], None]] = []
+    stack.append(callbacks)
+    try:
+        yield
+        done = 0
+        while done < len(callbacks):
+            callbacks[done]()
+            done += 1
+    finally:
+        stack.pop()
 
 
 def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -191,7 +224,7 @@ def run_backward(
     # Kernels run by the walk (backward formulas, un-broadcasting sums, accumulation)
     # are recorded with the phase "backward" in dispatch traces.
     naming = dispatch.op_context("backward", "backward") if dispatch.recording else nullcontext()
-    with set_grad_enabled(create_graph), naming:
+    with _final_callbacks(), set_grad_enabled(create_graph), naming:
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node)

@@ -120,7 +120,17 @@ class AccumulateGrad(Node):
                 accumulate_grad(self.variable, grads[0])
         else:
             accumulate_grad(self.variable, grads[0])
+        self.run_post_accumulate_hooks()
         return ()
+
+    def run_post_accumulate_hooks(self) -> None:
+        """Call ``hook(leaf)`` for each ``register_post_accumulate_grad_hook`` of the leaf,
+        now that ``leaf.grad`` holds this backward's gradient (``DistributedDataParallel``
+        starts its all-reduce from here)."""
+        hooks = self.variable._post_accumulate_grad_hooks
+        if hooks:
+            for hook in list(hooks):
+                hook(self.variable)
 
     def keep(self, grad: Tensor) -> None:
         """Take a gradient of a plain backward that no one else holds (the engine checked):
@@ -135,6 +145,7 @@ class AccumulateGrad(Node):
             if grad._base is not None:
                 grad = Tensor._make(grad._storage, grad._shape, grad._strides, 0, grad.dtype, grad.device)
             leaf._grad = grad
+            self.run_post_accumulate_hooks()
         else:
             self.apply([grad])
 

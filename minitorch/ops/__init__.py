@@ -82,6 +82,18 @@ def register_hook(t: Tensor, hook: Any) -> Any:
     return _RemovableHandle(hooks, hook)
 
 
+def register_post_accumulate_grad_hook(t: Tensor, hook: Any) -> Any:
+    """Call ``hook(t)`` after ``t.grad`` has received a backward's gradient (leaves only)."""
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if t._post_accumulate_grad_hooks is None:
+        t._post_accumulate_grad_hooks = []
+    t._post_accumulate_grad_hooks.append(hook)
+    return _RemovableHandle(t._post_accumulate_grad_hooks, hook)
+
+
 class _RemovableHandle:
     def __init__(self, hooks: list, hook: Any) -> None:
         self.hooks, self.hook = hooks, hook
@@ -226,6 +238,7 @@ METHODS: dict[str, Any] = {
     "data_ptr": storage.data_ptr,
     # autograd
     "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,
+    "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
     "_refresh_view_history": inplace.refresh_view_history,
     # operators
     "__add__": binary.lane_operator(binary.add, "add", binary.Add),
