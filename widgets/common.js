@@ -98,6 +98,24 @@ export function listenForExport(model, filename) {
   return () => model.off("msg:custom", onMessage);
 }
 
+// Call onWidth(width) whenever element's width changes, and when it is first shown (a
+// widget drawn into a hidden output has width 0 until then). A ResizeObserver reports
+// after layout; the call waits for the next frame, so a change it makes to the page
+// (a canvas's height) is not measured again in the same frame. Returns a stop function.
+export function watchWidth(element, onWidth) {
+  let last = 0;
+  let frame = 0;
+  const observer = new ResizeObserver(() => {
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => {
+      const width = Math.round(element.getBoundingClientRect().width);
+      if (width > 0 && width !== last) { last = width; onWidth(width); }
+    });
+  });
+  observer.observe(element);
+  return () => { cancelAnimationFrame(frame); observer.disconnect(); };
+}
+
 // Pan (drag the background) and zoom (wheel, around the pointer) of an SVG group.
 // Returns {fit(box), get()}; onChange(transform) runs after each change.
 export function panZoom(svg, group, onChange = () => {}) {
@@ -120,7 +138,7 @@ export function panZoom(svg, group, onChange = () => {}) {
   }, { passive: false });
   let drag = null;
   svg.addEventListener("pointerdown", (event) => {
-    if (event.target.closest("[data-node]")) return; // clicks on nodes are not drags
+    if (event.target.closest("[data-node], [data-band-toggle]")) return; // clicks on nodes are not drags
     drag = { x: event.clientX - view.x, y: event.clientY - view.y };
     svg.setPointerCapture(event.pointerId);
   });

@@ -5,7 +5,7 @@
 // calls is left out), totals per op and per backend, and the full table. With two runs
 // (two backends) a comparison table lines up the totals per op.
 
-import { el, svgEl, tupleText, errorBox, exportButton, listenForExport } from "./common.js";
+import { el, svgEl, tupleText, errorBox, exportButton, listenForExport, watchWidth } from "./common.js";
 import { drawStrides } from "./strides.js";
 
 // A stable colour per op name (the same rule as _color in dispatch_viewer.py).
@@ -40,13 +40,25 @@ function timeline(run, k, select) {
 // The same calls on one clock: a host row (when Python issued each call) and one row per
 // stream (when each queued kernel really ran there), so a launch that returns at once,
 // and two streams working side by side, can be seen. Data: run.timeline (real_timeline).
-function realTimeline(run, k, select) {
+// The time axis takes the box's width (drawn again when it changes: watchWidth), the text
+// stays 11 px: nothing scrolls sideways. `watchers` collects the stop functions.
+function realTimeline(run, k, select, watchers) {
   const line = run.timeline;
   if (!line || !line.host.length) return null;
-  const label = 110, width = 600, row = 18;
+  const box = el("div", { class: "mt-timeline-box mt-real-timeline-box" });
+  const caption = el("div", { class: "mt-caption" }, "real time: the host row is when Python issued each call; a stream row is when its kernels ran (CUDA launches return at once)");
+  const paint = (boxWidth) => box.replaceChildren(realTimelineSvg(run, k, select, Math.max(boxWidth - 2, 240)), caption);
+  paint(720);
+  watchers.push(watchWidth(box, paint));
+  return box;
+}
+
+function realTimelineSvg(run, k, select, total) {
+  const line = run.timeline;
+  const label = 110, width = total - label - 4, row = 18;
   const rows = [["host (Python)", line.host], ...line.streams];
-  const height = rows.length * row + 14;  // drawn at its own size (text stays 11 px): the box scrolls
-  const svg = svgEl("svg", { class: "mt-real-timeline", width: label + width, height, viewBox: `0 0 ${label + width} ${height}` });
+  const height = rows.length * row + 14;
+  const svg = svgEl("svg", { class: "mt-real-timeline", width: label + width + 4, height, viewBox: `0 0 ${label + width + 4} ${height}` });
   const scale = width / Math.max(line.span_us, 1e-9);
   const opOf = new Map(run.records.map((r) => [r.i, r.op]));
   // A host bar holds its call's compiling too (real time): that part is drawn hatched.
@@ -76,8 +88,7 @@ function realTimeline(run, k, select) {
     }
   });
   svg.append(svgEl("text", { x: label + width, y: rows.length * row + 12, "text-anchor": "end", class: "mt-row-label" }, micro(line.span_us)));
-  return el("div", { class: "mt-timeline-box mt-real-timeline-box" }, svg,
-    el("div", { class: "mt-caption" }, "real time: the host row is when Python issued each call; a stream row is when its kernels ran (CUDA launches return at once)"));
+  return svg;
 }
 
 // Compiling, in its own row and never on the kernels' scale: a kernel's first call
@@ -122,11 +133,13 @@ function comparison(runs) {
 function recordTable(run, k, selected, select) {
   const head = ["#", "op", "phase", "primitive", "kernel", "backend", "dtype", "shapes (out ← in)", "strides", "path", "kernel time", "compile (once)"];
   const rows = run.records.map((r) => el("tr", {
+    title: `#${r.i} ${r.op} (${r.phase}) ${r.primitive}:${r.kernel} on ${r.backend}, ${r.dtype}, shapes ${r.shapes.map(compact).join(" ← ")}, strides ${r.strides.map(compact).join(" ")}, ${r.path}, ${micro(r.us)}`,
     class: "mt-record" + (selected.run === k && selected.row === r.i ? " mt-selected" : "") + (r.path === "strided" ? " mt-strided" : ""),
     "data-row": r.i, onclick: () => select(k, r.i),
   }, el("td", {}, r.i), el("td", {}, r.op), el("td", {}, r.phase), el("td", {}, r.primitive), el("td", {}, r.kernel),
     el("td", {}, r.backend), el("td", {}, r.dtype), el("td", {}, r.shapes.map(compact).join(" ← ")),
-    el("td", {}, r.strides.map(compact).join(" ")), el("td", {}, r.path === "contiguous" ? "fast (contiguous)" : "strided"),
+    el("td", {}, r.strides.map(compact).join(" ")),
+    el("td", { title: r.path === "contiguous" ? "every operand contiguous: the fast path" : "an operand is strided: the general path" }, r.path === "contiguous" ? "fast" : "strided"),
     el("td", {}, micro(r.us)), el("td", { class: r.compile_us ? "mt-compile-cell" : "" }, r.compile_us ? micro(r.compile_us) : "")));
   const more = run.truncated ? el("div", { class: "mt-muted" }, `… ${run.truncated} more calls not shown`) : null;
   return el("div", { class: "mt-table-box" }, el("table", { class: "mt-records" }, el("tr", {}, ...head.map((h) => el("th", {}, h))), ...rows), more);
@@ -141,7 +154,10 @@ function render({ model, el: host }) {
 
   const select = (run, row) => model.send({ type: "select", run, row });
 
+  let watchers = [];
   function draw() {
+    watchers.forEach((stop) => stop());
+    watchers = [];
     const runs = model.get("runs");
     const selected = model.get("selected");
     if (!runs.length) { body.replaceChildren(el("div", { class: "mt-muted" }, "nothing recorded yet: use `with minitorch.widgets.dispatch_trace() as trace:`")); return; }
@@ -151,7 +167,7 @@ function render({ model, el: host }) {
       run.error ? el("div", { class: "mt-error" }, run.error) : null,
       compileRow(run, k, select),
       timeline(run, k, select),
-      realTimeline(run, k, select),
+      realTimeline(run, k, select, watchers),
       el("div", { class: "mt-totals-row" }, totalsTable("op", run.totals_op, run.total_us), totalsTable("backend", run.totals_backend, run.total_us)),
       recordTable(run, k, selected, select)));
     const parts = [el("div", { class: "mt-runs" }, ...columns)];
@@ -202,7 +218,7 @@ function render({ model, el: host }) {
   const handlers = [["change:runs", draw], ["change:selected", showSelection], ["change:linked", showSelection], ["change:error", showError]];
   for (const [name, handler] of handlers) model.on(name, handler);
   const stopExport = listenForExport(model, "dispatch.svg");
-  return () => { for (const [name, handler] of handlers) model.off(name, handler); stopExport(); };
+  return () => { watchers.forEach((stop) => stop()); for (const [name, handler] of handlers) model.off(name, handler); stopExport(); };
 }
 
 export default { render };

@@ -6,17 +6,19 @@
 // Edges point the way data flowed forward (input -> op); gradients flow back along them.
 //
 // Readable at every zoom "fit" picks: the smallest text of a node is 11 px at zoom 1
-// (graph.css), so "fit" never zooms below 1. A graph taller than the canvas makes the
-// canvas taller (up to MAX_CANVAS px; beyond that, drag to pan); a small one is
-// enlarged up to MAX_FIT. Only the wheel zooms further out, by the reader's choice.
+// (graph.css), and "fit" never zooms below MIN_FIT = 10/11, where it is 10 px. A graph
+// taller than the canvas makes the canvas taller (up to MAX_CANVAS px; beyond that, drag
+// to pan); a small one is enlarged up to MAX_FIT. Only the wheel zooms further out, by
+// the reader's choice. The graph is fitted when it is first shown and again whenever
+// the canvas changes width (a narrower notebook, the file browser opened): watchWidth.
 //
 // The backward steps can be played, one every model.step_ms milliseconds (600 ms or
 // more: slow enough to follow), and paused.
 
-import { el, svgEl, tensorText, tupleText, errorBox, exportButton, listenForExport, panZoom } from "./common.js";
+import { el, svgEl, tensorText, tupleText, errorBox, exportButton, listenForExport, panZoom, watchWidth } from "./common.js";
 import { drawStrides } from "./strides.js";
 
-const MIN_FIT = 1;
+const MIN_FIT = 10 / 11;
 const MAX_FIT = 1.25;
 const MIN_CANVAS = 240;
 const MAX_CANVAS = 760;
@@ -124,9 +126,25 @@ function render({ model, el: host }) {
 
   // "fit": see the top of this file. The canvas (and the details beside it) take the
   // graph's height at the chosen zoom.
+  // Too wide to read at MIN_FIT, a watched model's graph is not shrunk further: its
+  // outermost modules are collapsed (once, until the student ticks a box), each into one
+  // node a double click opens. Python lays the graph out again; draw() then fits it.
+  let modulesChosen = false;
+  let fitAfterDraw = false;
+  function collapseToFit(width, room) {
+    const graph = model.get("graph");
+    if (modulesChosen || width * MIN_FIT <= room || !graph.modules.length || model.get("collapsed").length) return false;
+    const outer = graph.modules.filter((p) => !graph.modules.some((q) => q !== p && p.startsWith(q + ".")));
+    fitAfterDraw = true;
+    model.set("collapsed", outer);
+    model.save_changes();
+    return true;
+  }
+
   function fit() {
     const { width, height } = model.get("graph").layout;
     const box = svg.getBoundingClientRect();
+    if (collapseToFit(width, box.width - 2 * PAD)) return;
     let k = Math.max(MIN_FIT, Math.min(MAX_FIT, (box.width - 2 * PAD) / Math.max(width, 1)));
     if (height * k + 2 * PAD > MAX_CANVAS) k = Math.max(MIN_FIT, (MAX_CANVAS - 2 * PAD) / Math.max(height, 1));
     const canvasHeight = Math.round(Math.min(MAX_CANVAS, Math.max(MIN_CANVAS, height * k + 2 * PAD)));
@@ -155,6 +173,9 @@ function render({ model, el: host }) {
       // Fit before the first paint when the canvas has a size already, else next frame.
       if (svg.getBoundingClientRect().width > 0) fit(); else requestAnimationFrame(fit);
       firstDraw = false;
+    } else if (fitAfterDraw) {
+      fitAfterDraw = false;
+      fit();
     }
     showStep();
     showDetails();
@@ -172,6 +193,7 @@ function render({ model, el: host }) {
   }
 
   function toggleModule(path) {
+    modulesChosen = true;
     const collapsed = new Set(model.get("collapsed"));
     if (collapsed.has(path)) collapsed.delete(path); else collapsed.add(path);
     model.set("collapsed", [...collapsed]);
@@ -314,11 +336,12 @@ function render({ model, el: host }) {
 
   draw();
   showError();
+  const stopWatching = watchWidth(svg, fit);
   const handlers = [["change:graph", draw], ["change:steps", () => { showStep(); showDetails(); }], ["change:step", showStep],
     ["change:selected", showDetails], ["change:linked", showDetails], ["change:error", showError]];
   for (const [name, handler] of handlers) model.on(name, handler);
   const stopExport = listenForExport(model, "graph.svg");
-  return () => { pause(); for (const [name, handler] of handlers) model.off(name, handler); stopExport(); };
+  return () => { pause(); stopWatching(); for (const [name, handler] of handlers) model.off(name, handler); stopExport(); };
 }
 
 export default { render };

@@ -447,7 +447,7 @@ function render({ model, el: host }) {
 
   const LEFT = 80;
   const RIGHT = 62;
-  const MIN_STEP = 70; // narrower than this, the network scrolls sideways
+  const MIN_STEP = 54; // narrower than this, the network scrolls sideways (two hidden layers fit 700 px with the file browser open)
   const MAX_STEP = 130;
   let nodes = {}; // key "layer:neuron" -> {canvas, element}; inputs are "in:name"
   let links = []; // {path, hit, layer, neuron, source}

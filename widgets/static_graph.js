@@ -3,37 +3,151 @@
 // the autograd graph of an eager call of the same code. Both arrive laid out; this file
 // draws them with the ordinary viewer's drawGraph, adds the bands, and shows details.
 
-import { el, svgEl, exportButton, listenForExport, panZoom, tensorText, tupleText } from "./common.js";
+import { el, svgEl, exportButton, listenForExport, panZoom, tensorText, tupleText, watchWidth } from "./common.js";
 import { drawGraph } from "./graph.js";
 
+// Readable, never shrunk: the smallest text (a node's 11 px sub-label) is drawn at
+// 10 px or more, so the zoom stays at MIN_ZOOM = 10/11 or above. A captured graph is
+// long and often wider than half a notebook: "fit" (also the first view, and again
+// whenever the canvas changes width) first collapses the phase bands that do not fit
+// the width at MIN_ZOOM, each into one row ("▸ backward · 18 nodes"), and only then
+// picks the zoom. A student opens a band by clicking its name (the others stay as they
+// are until "fit" is pressed again); one that is still too wide is dragged sideways
+// inside its canvas, never the page.
+const MIN_ZOOM = 10 / 11;
+const MAX_ZOOM = 1;
+const PAD = 10;
+const COLLAPSED = 30; // the height of a collapsed band's row
+const MIN_CANVAS = 240;
+const MAX_CANVAS = 1000;
+const GUTTER = 96; // the room left of the captured graph for the bands' names (static_graph.py)
+
 // One canvas: an SVG with its own pan and zoom, the bands (if any) behind the graph.
-function canvas(graph, side, onSelect) {
+function canvas(graph, side, onSelect, afterDraw) {
   const arrowId = `mt-arrow-${side}-` + Math.random().toString(36).slice(2);
   const svg = svgEl("svg", { class: `mt-canvas mt-canvas-${side}` },
     svgEl("defs", {}, svgEl("marker", { id: arrowId, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 8, markerHeight: 8, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" },
       svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "mt-arrow-head" }))));
   const viewport = svgEl("g", { class: "mt-viewport" });
-  const bands = svgEl("g", { class: "mt-bands" });
+  const shifted = svgEl("g", {}); // moved left so the visible nodes start at the gutter
+  const bandLayer = svgEl("g", { class: "mt-bands" });
   const content = svgEl("g", {});
-  viewport.append(bands, content);
+  shifted.append(bandLayer, content);
+  viewport.append(shifted);
   svg.append(viewport);
-  for (const band of graph.bands || []) {
-    bands.append(svgEl("g", { class: `mt-band mt-band-${band.phase}`, "data-phase": band.phase },
-      svgEl("rect", { x: 0, y: band.y, width: graph.layout.width, height: band.height, rx: 6 }),
-      svgEl("text", { x: 8, y: band.y + 18, class: "mt-band-label" }, band.phase)));
-  }
-  const drawn = drawGraph(content, graph, arrowId);
-  drawn.edges.forEach((path, i) => { if (graph.edges[i].title) path.append(svgEl("title", {}, graph.edges[i].title)); });
-  for (const [id, box] of drawn.nodes) box.addEventListener("click", () => onSelect(`${side}:${id}`));
+  const bands = graph.bands || [];
+  const bandOf = new Map(); // node id -> its band's index
+  bands.forEach((band, i) => (band.members || []).forEach((id) => bandOf.set(id, i)));
+  const collapsed = new Set();
+  let chosen = false; // the student opened or closed a band: "fit" alone collapses again
   const view = panZoom(svg, viewport);
-  const { width, height } = graph.layout;
-  // A captured graph is long and narrow: first show the middle of its top at full size,
-  // where the smallest label is 11 px (drag to see the rest); "fit" shows all of it.
-  const fitWidth = () => {
-    const box = svg.getBoundingClientRect();
-    view.set({ k: 1, x: (box.width - width) / 2, y: 10 });
-  };
-  return { svg, drawn, fitWidth, fit: () => view.fit(width, height) };
+  let drawn = null;
+  let size = { width: graph.layout.width, height: graph.layout.height };
+
+  // Where height y of the full layout is drawn: each collapsed band above y gives back
+  // its height less one row; inside a collapsed band, y is squeezed into that row (so an
+  // edge into a closed band still arrives there).
+  function mapY(y) {
+    let shift = 0;
+    for (const [i, band] of bands.entries()) {
+      if (!collapsed.has(i)) continue;
+      const bottom = band.y + band.height;
+      if (y >= bottom) shift += band.height - COLLAPSED;
+      else if (y > band.y) return y - shift - (y - band.y) * (1 - COLLAPSED / band.height);
+    }
+    return y - shift;
+  }
+  const hidden = (id) => collapsed.has(bandOf.get(id));
+
+  // The visible nodes' width (with the gutter for band names) and the drawing's height.
+  function extent(closed) {
+    const boxes = graph.nodes.filter((n) => !closed.has(bandOf.get(n.id))).map((n) => graph.layout.boxes[n.id]);
+    const gutter = bands.length ? GUTTER : 0;
+    if (!boxes.length) return { left: 0, width: 260 };
+    const left = Math.min(...boxes.map((b) => b[0])) - gutter;
+    return { left, width: Math.max(260, Math.max(...boxes.map((b) => b[0] + b[2])) - left + 8) };
+  }
+
+  function draw() {
+    const boxes = {};
+    for (const node of graph.nodes) {
+      const [x, y, w, h] = graph.layout.boxes[node.id];
+      boxes[node.id] = [x, mapY(y), w, h];
+    }
+    const routes = graph.layout.routes.map((route) => route.map(([x, y]) => [x, mapY(y)]));
+    drawn = drawGraph(content, { ...graph, layout: { ...graph.layout, boxes, routes } }, arrowId);
+    drawn.edges.forEach((path, i) => {
+      const edge = graph.edges[i];
+      if (edge.title) path.append(svgEl("title", {}, edge.title));
+      path.classList.toggle("mt-collapsed", hidden(edge.source) && hidden(edge.target)); // between closed bands
+    });
+    for (const [id, box] of drawn.nodes) {
+      box.addEventListener("click", () => onSelect(`${side}:${id}`));
+      if (bandOf.has(id)) box.dataset.band = bandOf.get(id);
+      box.classList.toggle("mt-collapsed", hidden(id));
+    }
+    const { left, width } = extent(collapsed);
+    shifted.setAttribute("transform", `translate(${-left},0)`);
+    bandLayer.replaceChildren(...bands.map((band, i) => {
+      const closed = collapsed.has(i);
+      const y = mapY(band.y);
+      const text = closed ? `▸ ${band.phase} · ${band.nodes} nodes (click to open)` : `▾ ${band.phase}`;
+      return svgEl("g", { class: `mt-band mt-band-${band.phase}${closed ? " mt-band-closed" : ""}`, "data-phase": band.phase, "data-band": i },
+        svgEl("rect", { x: left, y, width, height: closed ? COLLAPSED : band.height, rx: 6 }),
+        svgEl("text", { x: left + 8, y: y + 19, class: "mt-band-label", "data-band-toggle": i,
+          onclick: () => toggle(i) }, text, svgEl("title", {}, closed ? "show this phase's kernels" : "collapse this phase into one row")));
+    }));
+    const bottom = graph.nodes.length ? Math.max(...graph.nodes.map((n) => boxes[n.id][1] + boxes[n.id][3])) : 0;
+    const bandBottom = bands.length ? mapY(bands[bands.length - 1].y + bands[bands.length - 1].height) : 0;
+    size = { width, height: Math.max(bottom, bandBottom) + 8 };
+    svg.dataset.collapsed = [...collapsed].map((i) => bands[i].phase).join(" ");
+    if (started) afterDraw(); // (not for the first drawing, made before the widget exists)
+  }
+
+  // The zoom that shows the visible width (at MIN_ZOOM or more), the canvas as tall as
+  // the drawing at that zoom (up to MAX_CANVAS: then drag up and down).
+  function zoomToWidth() {
+    const room = svg.getBoundingClientRect().width - 2 * PAD;
+    const k = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, room / size.width));
+    svg.style.height = `${Math.round(Math.min(MAX_CANVAS, Math.max(MIN_CANVAS, size.height * k + 2 * PAD)))}px`;
+    const x = size.width * k <= room ? (room + 2 * PAD - size.width * k) / 2 : PAD;
+    view.set({ k, x, y: PAD });
+    svg.dataset.zoom = k.toFixed(3);
+  }
+
+  // Collapse bands until the rest fits the width at MIN_ZOOM: each time the band whose
+  // collapse leaves the narrowest graph (the later one of equals: the forward stays open).
+  function fit(byStudent = false) {
+    if (byStudent) chosen = false;
+    if (!chosen) {
+      collapsed.clear();
+      const room = svg.getBoundingClientRect().width - 2 * PAD;
+      while (extent(collapsed).width * MIN_ZOOM > room && collapsed.size < bands.length) {
+        let best = -1;
+        let bestWidth = Infinity;
+        bands.forEach((_, i) => {
+          if (collapsed.has(i)) return;
+          const width = extent(new Set([...collapsed, i])).width;
+          if (width <= bestWidth) { best = i; bestWidth = width; }
+        });
+        collapsed.add(best);
+      }
+    }
+    draw();
+    zoomToWidth();
+  }
+
+  function toggle(i) {
+    chosen = true;
+    if (collapsed.has(i)) collapsed.delete(i); else collapsed.add(i);
+    draw();
+    zoomToWidth();
+  }
+
+  let started = false;
+  draw();
+  started = true;
+  return { svg, nodes: () => drawn.nodes, fit, open: (i) => { if (collapsed.has(i)) toggle(i); } };
 }
 
 function details(node, side) {
@@ -70,15 +184,15 @@ function render({ model, el: host }) {
   const s = captured.stats;
   const buffers = Object.entries(s.buffers).filter(([, n]) => n).map(([kind, n]) => `${n} ${kind}`).join(", ");
   const passes = captured.passes.length ? ` · passes: ${captured.passes.join(", ")}` : "";
-  const fitButton = el("button", { class: "mt-button mt-fit", title: "show all of both graphs" }, "fit");
+  const fitButton = el("button", { class: "mt-button mt-fit", title: "both graphs across their width at a readable size (text 10 px or more): phases that do not fit are collapsed; click a phase's name to open or close it" }, "fit");
   const header = el("div", { class: "mt-header" }, el("span", { class: "mt-title" }, "captured graph"),
     el("span", { class: "mt-muted mt-stats" }, `${s.kernels} kernel calls · buffers: ${buffers}${passes}`), fitButton, exportButton(model));
   const select = (id) => { model.set("selected", id); model.save_changes(); };
-  const left = canvas(captured, "captured", select);
+  const left = canvas(captured, "captured", select, () => markSelected());
   const columns = [el("div", { class: "mt-column" }, el("div", { class: "mt-column-title" }, "kernel calls (minitorch.compile)"), left.svg)];
   let right = null;
   if (autograd.nodes) {
-    right = canvas(autograd, "autograd", select);
+    right = canvas(autograd, "autograd", select, () => markSelected());
     columns.push(el("div", { class: "mt-column" }, el("div", { class: "mt-column-title" }, "autograd graph (an eager call)"), right.svg));
   } else {
     columns.push(el("div", { class: "mt-column mt-muted mt-hint" },
@@ -90,24 +204,27 @@ function render({ model, el: host }) {
   root.dataset.nodes = captured.nodes.length;
   root.dataset.kernels = s.kernels;
 
-  function showDetails() {
-    const id = model.get("selected");
-    const [side, nodeId] = id.split(/:(.*)/s);
-    for (const [name, drawn] of [["captured", left.drawn], ["autograd", right && right.drawn]]) {
-      if (drawn) for (const [key, box] of drawn.nodes) box.classList.toggle("mt-selected", name === side && key === nodeId);
+  function markSelected() {
+    const [side, nodeId] = model.get("selected").split(/:(.*)/s);
+    for (const [name, pane] of [["captured", left], ["autograd", right]]) {
+      if (pane) for (const [key, box] of pane.nodes()) box.classList.toggle("mt-selected", name === side && key === nodeId);
     }
+  }
+
+  function showDetails() {
+    const [side, nodeId] = model.get("selected").split(/:(.*)/s);
+    markSelected();
     const graph = side === "captured" ? captured : autograd;
     const node = graph && graph.nodes ? graph.nodes.find((n) => n.id === nodeId) : null;
     panel.replaceChildren(...(node ? details(node, side) : [el("div", { class: "mt-muted" }, "click a node for its details")]));
   }
 
-  const firstView = () => { left.fitWidth(); if (right) right.fitWidth(); };
-  if (left.svg.getBoundingClientRect().width > 0) firstView(); else requestAnimationFrame(firstView);
-  fitButton.addEventListener("click", () => { left.fit(); if (right) right.fit(); });
+  const stops = [left, right].filter(Boolean).map((pane) => watchWidth(pane.svg, () => pane.fit()));
+  fitButton.addEventListener("click", () => { left.fit(true); if (right) right.fit(true); });
   showDetails();
   model.on("change:selected", showDetails);
   const stopExport = listenForExport(model, "captured-graph.svg");
-  return () => { model.off("change:selected", showDetails); stopExport(); };
+  return () => { model.off("change:selected", showDetails); stopExport(); stops.forEach((stop) => stop()); };
 }
 
 export default { render };

@@ -200,12 +200,13 @@ class DataflowGraph:
         return layout
 
     def band_boxes(self, layout: Layout) -> list[dict]:
-        """Each band's rectangle: the full width, from its highest to its lowest node."""
+        """Each band's rectangle: the full width, from its highest to its lowest node;
+        ``members`` are its nodes' ids (the front end collapses a band into one row)."""
         result = []
         for band in self.bands:
             tops = [layout.boxes[n][1] for n in band["nodes"]]
             bottoms = [layout.boxes[n][1] + layout.boxes[n][3] for n in band["nodes"]]
-            result.append({"phase": band["phase"], "nodes": len(band["nodes"]),
+            result.append({"phase": band["phase"], "nodes": len(band["nodes"]), "members": band["nodes"],
                            "y": min(tops) - 8, "height": max(bottoms) - min(tops) + 16})  # fmt: skip
         return result
 
