@@ -1,4 +1,4 @@
-"""``Optimizer``: the base class of ``SGD``, ``Adam`` and ``AdamW``.
+"""``Optimizer``: the base class of every optimizer (``SGD``, ``Adam``, ``Adagrad``...).
 
 An optimizer holds
 
@@ -149,6 +149,16 @@ class Optimizer:
         return (self.has_fused_step and group.get("foreach") is not False and len(params) > 0
                 and can_fuse(params))  # fmt: skip
 
+    @staticmethod
+    def _count_step(state: dict[str, Any]) -> Tensor:
+        """Count one more step in ``state["step"]`` and return the count as a float64 0-d
+        tensor. The count is a 0-d tensor added to in place, as PyTorch keeps it, so a
+        compiled step's replay counts too; the factors that depend on it (bias
+        corrections, decaying step sizes) are then tensor ops in double precision: the
+        numbers PyTorch works out in Python floats, recomputed on every replay."""
+        state["step"].add_(1)
+        return state["step"].double()
+
     def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
         if closure is None:
             return None
@@ -196,7 +206,7 @@ class Optimizer:
             restored = {}
             for key, value in values.items():
                 if isinstance(value, Tensor):
-                    if key != "step" and tuple(value.shape) != tuple(param.shape):
+                    if value.dim() > 0 and tuple(value.shape) != tuple(param.shape):
                         raise ValueError(f"state {key!r} of parameter {index} has shape "
                                          f"{list(value.shape)}, expected {list(param.shape)}")  # fmt: skip
                     value = value.detach().to(param.device).clone()

@@ -50,6 +50,7 @@ STEPS = 6  # training steps per program: warm-up, capture, then replays
 NUMBA_TOLERANCE = 1e-5
 
 # label -> optimizer over parameters; every optimizer of minitorch.optim, with its options
+# (but LBFGS, whose step decides its path by values and so runs eagerly)
 OPTIMIZERS = {
     "SGD(lr=0.1)": lambda p: optim.SGD(p, lr=0.1),
     "SGD(lr=0.05, momentum=0.9)": lambda p: optim.SGD(p, lr=0.05, momentum=0.9),
@@ -71,6 +72,19 @@ OPTIMIZERS = {
         for m in (0.0, 0.9) for c in (False, True) for w in (0.0, 0.1)
     },
     "RMSprop(lr=0.01, maximize=True)": lambda p: optim.RMSprop(p, lr=0.01, maximize=True),
+    "Adagrad(lr=0.05, lr_decay=0.1, weight_decay=0.1)": (
+        lambda p: optim.Adagrad(p, lr=0.05, lr_decay=0.1, weight_decay=0.1)),
+    "Adadelta(lr=0.5, weight_decay=0.1)": lambda p: optim.Adadelta(p, lr=0.5, weight_decay=0.1),
+    "Adamax(lr=0.01, maximize=True)": lambda p: optim.Adamax(p, lr=0.01, maximize=True),
+    "NAdam(lr=0.01, weight_decay=0.1)": lambda p: optim.NAdam(p, lr=0.01, weight_decay=0.1),
+    "NAdam(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)": (
+        lambda p: optim.NAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    # (with these betas the rectified step starts at step 6)
+    "RAdam(lr=0.01, betas=(0.8, 0.9))": lambda p: optim.RAdam(p, lr=0.01, betas=(0.8, 0.9)),
+    "RAdam(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)": (
+        lambda p: optim.RAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    "ASGD(lr=0.05, t0=2)": lambda p: optim.ASGD(p, lr=0.05, t0=2),  # averaging from step 3
+    "Rprop(lr=0.01)": lambda p: optim.Rprop(p, lr=0.01),
 }  # fmt: skip
 
 # label -> layer of width n (the width stays n)
