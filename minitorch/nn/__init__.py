@@ -17,10 +17,11 @@
 | ``loss.py``          | ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCELoss``, ...  |
 | ``init.py``          | ``nn.init``: ``kaiming_uniform_``, ``xavier_normal_``, ...  |
 | ``functional/``      | ``nn.functional`` (``F``): the same operations as functions  |
+| ``parallel/``        | ``nn.parallel``: ``DistributedDataParallel`` (gradients averaged across ranks) |
 | ``utils/``           | ``nn.utils``: ``rnn.pad_sequence``, ``rnn.pack_padded_sequence``, ... |
 """
 
-from minitorch.nn import functional, init, utils
+from minitorch.nn import functional, init, parallel, utils
 from minitorch.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv1d, Conv2d
@@ -43,5 +44,5 @@ __all__ = [
     "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Tanh",
     "Unflatten", "functional", "init",
     "GRU", "GRUCell", "LSTM", "LSTMCell", "ParameterDict", "ParameterList", "RNN", "RNNBase",
-    "RNNCell", "RNNCellBase", "utils",
+    "RNNCell", "RNNCellBase", "parallel", "utils",
 ]  # fmt: skip
