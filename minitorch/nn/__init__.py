@@ -14,6 +14,8 @@
 | ``rnn_cells.py``     | ``RNNCell``, ``LSTMCell``, ``GRUCell`` (one step of a recurrence) |
 | ``rnn.py``           | ``RNN``, ``LSTM``, ``GRU`` (the step run along a sequence)  |
 | ``parameter_container.py`` | ``ParameterList``, ``ParameterDict``                  |
+| ``attention.py``     | ``MultiheadAttention``                                      |
+| ``transformer.py``   | ``Transformer``, ``TransformerEncoder(Layer)``, ``TransformerDecoder(Layer)`` |
 | ``loss.py``          | ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCELoss``, ...  |
 | ``init.py``          | ``nn.init``: ``kaiming_uniform_``, ``xavier_normal_``, ...  |
 | ``functional/``      | ``nn.functional`` (``F``): the same operations as functions  |
@@ -23,6 +25,7 @@
 
 from minitorch.nn import functional, init, parallel, utils
 from minitorch.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv1d, Conv2d
 from minitorch.nn.dropout import Dropout
@@ -35,6 +38,13 @@ from minitorch.nn.parameter_container import ParameterDict, ParameterList
 from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from minitorch.nn.rnn import GRU, LSTM, RNN, RNNBase
 from minitorch.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
+from minitorch.nn.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
@@ -45,4 +55,6 @@ __all__ = [
     "Unflatten", "functional", "init",
     "GRU", "GRUCell", "LSTM", "LSTMCell", "ParameterDict", "ParameterList", "RNN", "RNNBase",
     "RNNCell", "RNNCellBase", "parallel", "utils",
+    "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "TransformerEncoder", "TransformerEncoderLayer",
 ]  # fmt: skip

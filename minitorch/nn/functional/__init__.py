@@ -9,6 +9,8 @@ weights and call these).
 | ``conv.py``         | ``conv1d``, ``conv2d``, ``unfold``, ``fold``, ``pad``        |
 | ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
+| ``attention.py``    | ``scaled_dot_product_attention``                             |
+| ``multi_head_attention.py`` | ``multi_head_attention_forward`` (``nn.MultiheadAttention``'s computation) |
 | ``loss.py``         | ``mse_loss``, ``cross_entropy``, ``nll_loss``, ``binary_cross_entropy``, ... |
 """
 
@@ -22,6 +24,7 @@ from minitorch.nn.functional.activation import (
     softmax,
     tanh,
 )
+from minitorch.nn.functional.attention import scaled_dot_product_attention
 from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
 from minitorch.nn.functional.loss import (
@@ -32,6 +35,7 @@ from minitorch.nn.functional.loss import (
     mse_loss,
     nll_loss,
 )
+from minitorch.nn.functional.multi_head_attention import multi_head_attention_forward
 from minitorch.nn.functional.normalization import batch_norm, layer_norm
 from minitorch.nn.functional.pooling import (
     adaptive_avg_pool2d,
@@ -47,4 +51,5 @@ __all__ = [
     "embedding", "flatten", "fold", "gelu", "l1_loss", "layer_norm", "leaky_relu", "linear",
     "log_softmax", "max_pool1d", "max_pool2d", "mse_loss", "nll_loss", "one_hot", "pad",
     "relu", "sigmoid", "silu", "softmax", "tanh", "unfold",
+    "multi_head_attention_forward", "scaled_dot_product_attention",
 ]  # fmt: skip
