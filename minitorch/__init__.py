@@ -319,3 +319,17 @@ def _torch_calling_conventions() -> None:
 
 
 _torch_calling_conventions()
+
+
+def _point_unsupported_names_at_the_coverage_page() -> None:
+    """A PyTorch name minitorch lacks (``minitorch.fft``, ``x.mH``, ``F.rrelu``) raises an
+    AttributeError saying so and pointing at docs/api-coverage.md (``unsupported_names.py``)."""
+    import sys
+
+    from minitorch import unsupported_names
+
+    modules = {"torch": sys.modules[__name__], "torch.nn": nn, "torch.nn.functional": nn.functional}
+    unsupported_names.install(modules, Tensor)
+
+
+_point_unsupported_names_at_the_coverage_page()

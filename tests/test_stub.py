@@ -38,7 +38,9 @@ def test_stub_declares_every_method_and_everything_public() -> None:
     assert set(METHODS) <= members
     own = {name for name, value in vars(_tensor.Tensor).items()
            if callable(value) or isinstance(value, property)}  # fmt: skip
-    assert own - {"__init_subclass__", "__subclasshook__"} <= members | {"__slots__"}
+    # __getattr__ is reached only on a miss (unsupported_names.py: a PyTorch name minitorch
+    # lacks says so); declared in the stub, it would make every attribute type-check.
+    assert own - {"__init_subclass__", "__subclasshook__", "__getattr__"} <= members | {"__slots__"}
     assert {"shape", "dtype", "device", "grad", "requires_grad", "T", "mT", "backward"} <= members
     tree = ast.parse(STUB.read_text())
     top_level = {node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
