@@ -14,10 +14,12 @@ is a world of one process, where every collective is a copy at most.
 from __future__ import annotations
 
 import os
+import time
 from datetime import timedelta
 from typing import Any
 
 from minitorch.distributed import faults, signature, work
+from minitorch.distributed.errors import DistBackendError
 from minitorch.distributed.process_group import ProcessGroup
 
 default_pg_timeout = timedelta(minutes=30)  # PyTorch's default
@@ -98,10 +100,29 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
                 f"{name}={claimed} (from {'the argument' if given != -1 else 'the environment'}) but "
                 f"MPI says {actual}: start the ranks with mpiexec -n N (or python -m "
                 "minitorch.distributed.run -n N), which numbers them")  # fmt: skip
-    world_group = ProcessGroup(world.Dup(), list(range(world.Get_size())), world.Get_rank(), timeout, "WORLD")
-    _world.update(group=world_group, groups=[world_group], control=world.Dup())
+    *comms, control = copies_of(world, 4, timeout)
+    ranks = list(range(world.Get_size()))
+    world_group = ProcessGroup(tuple(comms), ranks, world.Get_rank(), timeout, "WORLD")
+    _world.update(group=world_group, groups=[world_group], control=control)
     GroupMember.WORLD = group.WORLD = world_group
     faults.install(_world["control"], work.unfinished)
+    faults.remove_mpi_segments()  # every rank has started MPI: nothing can leak from /dev/shm now
+
+
+def copies_of(comm, count: int, timeout: timedelta) -> list:
+    """``count`` private copies of ``comm`` (``MPI_Comm_idup``: every rank must make them,
+    so a rank that never calls ``init_process_group`` is a timeout here, not a hang)."""
+    from mpi4py import MPI  # optional: only distributed programs need mpi4py
+
+    copies, requests = zip(*(comm.Idup() for _ in range(count)))
+    deadline = time.monotonic() + timeout.total_seconds()
+    while not MPI.Request.Testall(list(requests)):
+        if time.monotonic() > deadline:
+            faults.install(None, lambda: "init_process_group, timed out")  # end the job at exit
+            raise DistBackendError(f"init_process_group on rank {comm.Get_rank()} timed out after {timeout}: "
+                                   "not every rank of the world called it")  # fmt: skip
+        time.sleep(1e-3)
+    return list(copies)
 
 
 def default_group() -> ProcessGroup:
@@ -176,7 +197,8 @@ def new_group(ranks: list[int] | None = None, timeout: timedelta | None = None, 
         comm = world.data.Split(0 if world.global_rank in members else MPI.UNDEFINED, world.global_rank)
         if world.global_rank not in members:
             return GroupMember.NON_GROUP_MEMBER
-        made = ProcessGroup(comm, members, world.global_rank, timeout, group_desc or f"group{members}")
+        name = group_desc or f"group{members}"
+        made = ProcessGroup((comm, comm.Dup(), comm.Dup()), members, world.global_rank, timeout, name)
         _world["groups"].append(made)
         return made
 

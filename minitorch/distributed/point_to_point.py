@@ -30,6 +30,13 @@ def _check_tag(tag: object) -> int:
     return tag
 
 
+def _itemsize(header: np.ndarray) -> int:
+    """Bytes per element of the dtype a header names."""
+    from minitorch.dtypes import as_dtype
+
+    return as_dtype(signature.DTYPES[int(header[signature.DTYPE])]).itemsize
+
+
 def isend(tensor, dst: int | None = None, group=None, tag: int = 0, group_dst: int | None = None):
     """Start sending ``tensor`` to world rank ``dst``; returns a ``Work`` (do not change
     ``tensor`` until its ``wait()`` returns)."""
@@ -73,6 +80,10 @@ def irecv(tensor, src: int | None = None, group=None, tag: int = 0, group_src: i
         yield Pending([request], f"no tensor has come from {who} (tag {tag})", statuses=[status])
         sender = status.Get_source()
         if not np.array_equal(header[signature.DTYPE:], expected[signature.DTYPE:]):
+            # take the tensor anyway, into a scratch buffer, so that the sender is not left
+            # waiting for a receive that will never come, then refuse it
+            sent = np.empty(int(header[signature.NUMEL]) * _itemsize(header), dtype=np.uint8)
+            yield Pending([pg.p2p.Irecv(sent, source=sender, tag=2 * tag + 1)], "the refused tensor")
             raise DistBackendError(
                 f"rank {pg.global_rank} expected to receive a {signature.describe_tensor(expected)}, "
                 f"but rank {pg.ranks[sender]} sent a {signature.describe_tensor(header)} (tag {tag})")

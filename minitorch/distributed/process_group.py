@@ -28,10 +28,9 @@ from minitorch.distributed.work import Pending
 class ProcessGroup:
     """A group of ranks and its communicators (``torch.distributed.ProcessGroup``)."""
 
-    def __init__(self, comm, ranks: list[int], global_rank: int, timeout: timedelta, name: str) -> None:
-        self.data = comm
-        self.signatures = comm.Dup()
-        self.p2p = comm.Dup()
+    def __init__(self, comms: tuple, ranks: list[int], global_rank: int, timeout: timedelta,
+                 name: str) -> None:  # fmt: skip
+        self.data, self.signatures, self.p2p = comms  # three private copies of one communicator
         self.ranks = list(ranks)
         self.global_rank = global_rank
         self.timeout = timeout
@@ -87,11 +86,21 @@ class ProcessGroup:
                     f"(called here: {signature.describe(row)})")  # fmt: skip
 
         yield Pending(requests, missing)
-        mine = row if sends is None else None
-        for p in peers:
-            reference = mine if mine is not None else signature.pairwise(row, sends[p], expects[p])
-            why = signature.disagreement(reference, received[p], self.ranks[me], self.ranks[p])
-            if why is not None:
-                error = DistBackendError(f"ranks disagree about a collective: {why}")
-                self.broken = error
-                raise error
+        reasons = [signature.disagreement(outgoing[p], received[p], self.ranks[me], self.ranks[p])
+                   for p in peers]  # fmt: skip
+        why = next((reason for reason in reasons if reason is not None), None)
+        if sends is not None:
+            # pairwise fields: a pair that disagrees is seen by those two ranks only, so
+            # every rank tells every other whether it found a problem
+            verdicts = {p: np.zeros(1, dtype=np.int64) for p in peers}
+            mine = np.array([why is not None], dtype=np.int64)
+            requests = [self.signatures.Irecv(verdicts[p], source=p) for p in peers]
+            requests += [self.signatures.Isend(mine, dest=p) for p in peers]
+            yield Pending(requests, "the other ranks' verdicts on the block sizes")
+            unhappy = [self.ranks[p] for p in peers if verdicts[p][0]]
+            if why is None and unhappy:
+                why = (f"in {signature.describe(row)}, ranks {unhappy} found block sizes that do not "
+                       "match (their errors say which)")  # fmt: skip
+        if why is not None:
+            self.broken = DistBackendError(f"ranks disagree about a collective: {why}")
+            raise self.broken

@@ -44,7 +44,8 @@ def is_open_mpi(mpiexec: str) -> bool:
         version = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return "open mpi" in (version.stdout + version.stderr).lower()
+    said = (version.stdout + version.stderr).lower()
+    return "open mpi" in said or "openrte" in said or "open-mpi.org" in said
 
 
 def mpiexec_command(n: int, mpiexec: str | None = None, extra: list[str] | tuple = ()) -> list[str]:

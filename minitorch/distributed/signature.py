@@ -64,6 +64,8 @@ def describe(row: np.ndarray) -> str:
     [3, 4], op=SUM)``."""
     operation = OPERATIONS[int(row[OP])]
     details = [describe_tensor(row)] if row[DTYPE] else []
+    if operation == "all_to_all":  # lists of tensors of one dtype, sizes checked pairwise
+        details = [f"{DTYPES[int(row[DTYPE])]} tensors"]
     if row[ROOT] >= 0:
         details.append(f"root={int(row[ROOT])}")
     if row[REDUCE]:
@@ -84,7 +86,8 @@ def disagreement(mine: np.ndarray, theirs: np.ndarray, my_rank: int, their_rank:
         return (f"rank {their_rank} called {describe(theirs)} on this group, "
                 f"while rank {my_rank} called {describe(mine)}")  # fmt: skip
     if mine[EXPECTS] != theirs[SENDS] or mine[SENDS] != theirs[EXPECTS]:
-        return (f"in {describe(mine)}, rank {their_rank} sends {int(theirs[SENDS])} elements to rank "
+        return (f"in {describe(mine)}, the block sizes do not match: rank {their_rank} sends "
+                f"{int(theirs[SENDS])} elements to rank "
                 f"{my_rank}, which expects {int(mine[EXPECTS])}; rank {my_rank} sends "
                 f"{int(mine[SENDS])}, rank {their_rank} expects {int(theirs[EXPECTS])}")  # fmt: skip
     return None
