@@ -23,6 +23,16 @@ def _as_parameter(value: Any) -> Any:
     return value
 
 
+def _store(module: Module, name: str, value: Any) -> None:
+    """Register ``value`` under ``name``; a replaced parameter keeps its place in the
+    order (``register_parameter`` overwrites in place, as PyTorch's assignment does)."""
+    value = _as_parameter(value)
+    if isinstance(value, Parameter):
+        module.register_parameter(name, value)
+    else:
+        setattr(module, name, value)
+
+
 def _describe(name: Any, value: Any) -> str:
     """One line of the repr: ``(0): Parameter containing: [torch.float32 of size 2x3]``."""
     if isinstance(value, Tensor):
@@ -52,7 +62,7 @@ class ParameterList(Module):
         return getattr(self, str(self._index(index)))
 
     def __setitem__(self, index: int, value: Any) -> None:
-        setattr(self, str(self._index(index)), _as_parameter(value))
+        _store(self, str(self._index(index)), value)
 
     def __len__(self) -> int:
         return self._size
@@ -101,7 +111,7 @@ class ParameterDict(Module):
         if not isinstance(key, str):
             raise TypeError(f"parameter name should be a string. Got {type(key).__name__}")
         self._keys[key] = None
-        setattr(self, key, _as_parameter(value))
+        _store(self, key, value)
 
     def __delitem__(self, key: str) -> None:
         del self._keys[key]
