@@ -219,6 +219,7 @@ from minitorch import (
     compiler,
     course,
     data,
+    distributed,  # torch.distributed: collectives on MPI (mpi4py is imported on first use)
     functional,
     linalg,
     multiprocessing,  # torch.multiprocessing: tensors sent through shared memory
