@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+import minitorch
+from minitorch.nn.parallel.reducer import assign_buckets
 from minitorch.nn.parallel.timeline import communication_time, exposed_communication
 from tests.distributed.mpi_launch import explain, requires_mpi, run_ranks
 
@@ -31,3 +33,12 @@ def test_exposed_communication_is_what_compute_does_not_cover():
     assert communication_time(events) == pytest.approx(3.0)
     assert exposed_communication(events, rank=0) == pytest.approx(1.0)
     assert exposed_communication(events, rank=1) == pytest.approx(1.0)
+
+
+def test_buckets_fill_in_reverse_order_first_one_small_dtypes_apart():
+    params = [minitorch.zeros(200_000), minitorch.zeros(200_000), minitorch.zeros(100),
+              minitorch.zeros(3_000_000), minitorch.zeros(10, dtype=minitorch.float64)]  # fmt: skip
+    sizes = [[p.numel() for p in b.params] for b in assign_buckets(params, 25 * 1024 * 1024)]
+    assert sizes == [[200_000], [200_000, 100, 3_000_000], [10]]  # first bucket <= 1 MiB
+    tiny = assign_buckets(params, 100)
+    assert [b.params[0] for b in tiny] == params and [b.index for b in tiny] == [0, 1, 2, 3, 4]

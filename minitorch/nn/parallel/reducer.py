@@ -9,7 +9,8 @@ all-reduce. The reducer does what PyTorch's does, in between:
 1. **Buckets.** At construction the parameters are taken in *reverse* order of
    registration (backward computes the last layer's gradients first) and packed into
    buckets of about ``bucket_cap_mb`` megabytes (a parameter larger than that is a
-   bucket alone; dtypes are not mixed).
+   bucket alone; dtypes are not mixed). The first bucket holds at most 1 MiB, as in
+   PyTorch, so that the first all-reduce starts early in the backward.
 2. **Ready.** A hook on each parameter (``register_post_accumulate_grad_hook``) runs
    when autograd has written that parameter's ``.grad``. It counts the bucket down.
 3. **Launch in order.** When a bucket's last gradient arrives, its gradients are copied
@@ -63,14 +64,19 @@ class Bucket:
         self.flat, self.work, self.started, self.ended = None, None, None, None
 
 
+FIRST_BUCKET_BYTES = 1024 * 1024
+
+
 def assign_buckets(params: list, cap_bytes: int) -> list[Bucket]:
     """Pack ``params`` (already in reverse order of registration) into buckets of at most
-    ``cap_bytes`` each, a new one when the dtype changes or the next one would overflow."""
+    ``cap_bytes`` each (the first: at most ``FIRST_BUCKET_BYTES``), a new one when the
+    dtype changes or the next parameter would overflow the current bucket."""
     groups: list[list] = []
     size = 0
     for p in params:
         nbytes = p.numel() * p.element_size()
-        if not groups or groups[-1][0].dtype is not p.dtype or size + nbytes > cap_bytes:
+        cap = min(cap_bytes, FIRST_BUCKET_BYTES) if len(groups) == 1 else cap_bytes
+        if not groups or groups[-1][0].dtype is not p.dtype or size + nbytes > cap:
             groups.append([])
             size = 0
         groups[-1].append(p)
