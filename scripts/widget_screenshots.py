@@ -47,7 +47,43 @@ CAPTIONS = {
     "Playground": "`widgets.Playground(...)`: TensorFlow Playground on a real minitorch MLP.",
 }
 WIDGET_SELECTOR = ".mt-widget, .mt-pg"
-SMALLEST_PX = 11
+SMALLEST_PX = 10  # 11 px text, drawn at 10/11 by a graph fitted to a narrow canvas
+# How the widgets follow the width (the page's first section).
+WIDTHS_SECTION = [
+    "## Any width",
+    "",
+    "Every widget takes the width of its output and follows it when the notebook narrows",
+    "(the file browser opens, the window shrinks): CSS for boxes and tables, and",
+    "`watchWidth` (a `ResizeObserver`, `widgets/common.js`) for what is drawn to a width.",
+    "Nothing scrolls sideways, and no text is drawn under 10 px.",
+    "",
+    "* **Graphs** are fitted when first shown and again whenever their canvas changes",
+    "  width, at a zoom of 10/11 or more (the 11 px sub-labels stay at 10 px or more). What",
+    "  does not fit at that zoom is collapsed into groups a student opens, not shrunk: a",
+    "  watched model's autograd graph collapses its outermost modules (tick a box, or double",
+    "  click the module, to open it); the captured graph of `minitorch.compile` collapses",
+    "  phase bands into one row each (`▸ backward · 18 nodes`: click the name to open it).",
+    "  A graph still too wide is drawn at 10/11 from its left edge and dragged sideways",
+    "  inside its canvas, never the page.",
+    "* **The dispatch viewer's table** wraps; a narrow run leaves out the columns the details",
+    "  repeat (backend, dtype, strides, compile; then phase and primitive), and each row's",
+    "  tooltip holds the whole call. A 2-D `x @ w` lists the matrices' shapes,",
+    "  `(32,3) ← (32,2) ← (2,3)`; its details say the kernel ran on their batch of one,",
+    "  `(1, 32, 3) ← (1, 32, 2) ← (1, 2, 3)`. The real-time timeline's time axis takes the",
+    "  box's width.",
+    "* **The memory viewer's strips** wrap onto more lines like text; a block's label is cut",
+    "  with an ellipsis, whole in its tooltip and in the table. During a recording the",
+    '  "peak" is the recording\'s own (the most bytes allocated since the block began), not',
+    "  the allocator's peak since the start.",
+    "* **The Playground** spreads the network's columns over its column (at least 54 px",
+    "  apart: two hidden layers fit a 700 px window with the file browser open); its loss",
+    "  chart marks the latest epoch with a dot, so it shows the first epoch already.",
+    "",
+    "`tests/browser/test_widths_in_lab.py` draws one of each widget at 1,400 px, 1,000 px and",
+    "700 px with the file browser open, in one JupyterLab session, and checks all of this",
+    "(no element scrolls sideways or sticks out, text of 10 px or more, graphs fitted after",
+    "the resize, no console errors); its screenshots are `test-output/browser/widths-*.png`.",
+]  # fmt: skip
 # The smallest text a widget shows, as drawn: an element's font size times the scale of
 # its SVG (a zoomed graph shrinks its labels); hidden elements do not count.
 SMALLEST_TEXT = """(root) => {
@@ -166,9 +202,12 @@ def write_page() -> None:
         "and 1,400 pixels wide (the left sidebar closed). The pictures are made by",
         "`python scripts/widget_screenshots.py` from the cells of `tests/widgets/every_widget.py`;",
         "run it again after a visible change. The look follows one theme (`widgets/theme.css`):",
-        "one type scale with no text under 11 px, colour only for meaning (blue inputs, green",
-        "parameters, orange gradients and repeated reads, purple outputs, teal kernel time,",
-        "grey dashed compilation), and the same colour for the same tensor in every widget.",
+        "one type scale with no text under 11 px (a graph fitted to a narrow canvas draws it at",
+        "10 px or more), colour only for meaning (blue inputs, green parameters, orange",
+        "gradients and repeated reads, purple outputs, teal kernel time, grey dashed",
+        "compilation), and the same colour for the same tensor in every widget.",
+        "",
+        *WIDTHS_SECTION,
         "",
     ]
     for name in NOTEBOOK_CELLS:

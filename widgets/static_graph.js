@@ -18,7 +18,7 @@ const MIN_ZOOM = 10 / 11;
 const MAX_ZOOM = 1;
 const PAD = 10;
 const COLLAPSED = 30; // the height of a collapsed band's row
-const MIN_CANVAS = 240;
+const MIN_CANVAS = 140;
 const MAX_CANVAS = 1000;
 const GUTTER = 96; // the room left of the captured graph for the bands' names (static_graph.py)
 
@@ -91,11 +91,11 @@ function canvas(graph, side, onSelect, afterDraw) {
     bandLayer.replaceChildren(...bands.map((band, i) => {
       const closed = collapsed.has(i);
       const y = mapY(band.y);
-      const text = closed ? `▸ ${band.phase} · ${band.nodes} nodes (click to open)` : `▾ ${band.phase}`;
+      const text = closed ? `▸ ${band.phase} · ${band.nodes} nodes` : `▾ ${band.phase}`;
       return svgEl("g", { class: `mt-band mt-band-${band.phase}${closed ? " mt-band-closed" : ""}`, "data-phase": band.phase, "data-band": i },
         svgEl("rect", { x: left, y, width, height: closed ? COLLAPSED : band.height, rx: 6 }),
         svgEl("text", { x: left + 8, y: y + 19, class: "mt-band-label", "data-band-toggle": i,
-          onclick: () => toggle(i) }, text, svgEl("title", {}, closed ? "show this phase's kernels" : "collapse this phase into one row")));
+          onclick: () => toggle(i) }, text, svgEl("title", {}, closed ? "click: show this phase's kernels" : "click: collapse this phase into one row")));
     }));
     const bottom = graph.nodes.length ? Math.max(...graph.nodes.map((n) => boxes[n.id][1] + boxes[n.id][3])) : 0;
     const bandBottom = bands.length ? mapY(bands[bands.length - 1].y + bands[bands.length - 1].height) : 0;

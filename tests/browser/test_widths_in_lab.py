@@ -171,7 +171,7 @@ def test_every_widget_fits_1400_1000_and_700_px_with_file_browser(lab_server, br
 
     base, token, root = lab_server
     (Path(root) / NOTEBOOK).write_text(notebook_json())
-    context = browser.new_context(viewport={"width": 1400, "height": 1200})
+    context = browser.new_context(viewport={"width": 1400, "height": 2000})
     page = context.new_page()
     console_errors: list[str] = []
     page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
@@ -206,9 +206,9 @@ def test_every_widget_fits_1400_1000_and_700_px_with_file_browser(lab_server, br
 
         assert_fits(lab, "1400")
         captured = page.locator(".mt-canvas-captured")
-        page.set_viewport_size({"width": 1000, "height": 1200})
+        page.set_viewport_size({"width": 1000, "height": 2000})
         assert_fits(lab, "1000")
-        page.set_viewport_size({"width": 700, "height": 1200})
+        page.set_viewport_size({"width": 700, "height": 2000})
         page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
         page.wait_for_function("() => !window.jupyterapp.shell.leftCollapsed", timeout=10_000)
         assert_fits(lab, "700-file-browser")
