@@ -9,7 +9,7 @@ import pytest
 
 import minitorch
 from minitorch.nn.parallel.reducer import assign_buckets
-from minitorch.nn.parallel.timeline import communication_time, exposed_communication
+from minitorch.nn.parallel.timeline import Timeline, communication_time, exposed_communication
 from tests.distributed.mpi_launch import explain, requires_mpi, run_ranks
 
 
@@ -42,3 +42,13 @@ def test_buckets_fill_in_reverse_order_first_one_small_dtypes_apart():
     assert sizes == [[200_000], [200_000, 100, 3_000_000], [10]]  # first bucket <= 1 MiB
     tiny = assign_buckets(params, 100)
     assert [b.params[0] for b in tiny] == params and [b.index for b in tiny] == [0, 1, 2, 3, 4]
+
+
+def test_a_timeline_keeps_its_latest_events():
+    timeline = Timeline(rank=1, limit=10)
+    for i in range(25):
+        timeline.record("forward", "forward", float(i), i + 0.5)
+    assert 5 <= len(timeline.events) <= 10
+    last = {"rank": 1, "kind": "forward", "name": "forward", "start": 24.0, "end": 24.5}
+    assert timeline.events[-1] == last
+    assert [e["start"] for e in timeline.events] == list(range(25 - len(timeline.events), 25))

@@ -56,8 +56,9 @@ class DistributedDataParallel(Module):
     ``broadcast_buffers``: send rank 0's buffers (BatchNorm's running statistics) to
     every rank before each forward. ``init_sync``: broadcast rank 0's parameters and
     buffers at construction. ``process_group``: the ranks to average over (default: all).
-    ``device_ids``, ``output_device``, ``dim``, ``gradient_as_bucket_view`` and
-    ``static_graph`` are accepted for PyTorch's signature (one CPU device per rank here).
+    ``device_ids``, ``output_device``, ``dim``, ``check_reduction``,
+    ``gradient_as_bucket_view`` and ``static_graph`` are accepted for PyTorch's signature
+    (one CPU device per rank here, buckets copied rather than viewed).
     ``overlap`` (keyword, minitorch only): ``False`` starts every all-reduce after backward.
     """
 

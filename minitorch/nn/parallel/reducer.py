@@ -17,7 +17,9 @@ all-reduce. The reducer does what PyTorch's does, in between:
    into one flat tensor and ``all_reduce(flat, async_op=True)`` starts: the bytes move
    while autograd computes the gradients of the layers below. Buckets are launched in
    bucket order on every rank, since MPI matches the collectives of a group by order;
-   a bucket that fills early waits for the ones before it.
+   a bucket that fills early waits for the ones before it. Each hook also asks MPI
+   whether the buckets in flight are done: MPI moves non-blocking operations along
+   only inside its own calls, so the asking is part of what makes them progress.
 4. **Finish.** When autograd has run its last node, a callback (``queue_callback``)
    launches what is left, waits for every bucket, divides by the world size and copies
    the means back into each ``.grad``. Only then does ``backward()`` return, so the

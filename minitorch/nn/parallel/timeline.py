@@ -38,15 +38,19 @@ clock = time.monotonic
 
 
 class Timeline:
-    """The events of one rank (``events``: the list of dicts the module docstring shows)."""
+    """The events of one rank (``events``: the list of dicts the module docstring shows).
+    A long training run would fill memory with them, so it keeps the latest ``limit``:
+    past that, the oldest half is dropped."""
 
-    def __init__(self, rank: int = 0) -> None:
-        self.rank = rank
+    def __init__(self, rank: int = 0, limit: int = 10_000) -> None:
+        self.rank, self.limit = rank, limit
         self.events: list[dict] = []
 
     def record(self, kind: str, name: str, start: float, end: float) -> None:
         """Add one interval."""
         self.events.append({"rank": self.rank, "kind": kind, "name": name, "start": start, "end": end})
+        if len(self.events) > self.limit:
+            del self.events[: len(self.events) - self.limit // 2]
 
     def clear(self) -> None:
         self.events.clear()
