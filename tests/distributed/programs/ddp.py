@@ -45,6 +45,21 @@ def check_parameters_broadcast_at_construction():
     model = DDP(net())
     for mine, ref in zip(model.module.parameters(), reference_model().parameters()):
         assert torch.equal(mine, ref), "parameters were not broadcast from rank 0"  # ...and gets rank 0's
+    norm = nn.BatchNorm1d(3)
+    norm.running_mean.fill_(float(rank))  # buffers too, at construction and before each forward
+    wrapped = DDP(nn.Sequential(nn.Linear(2, 3), norm))
+    assert norm.running_mean.tolist() == [0.0, 0.0, 0.0], norm.running_mean
+    norm.running_var.fill_(float(rank + 1))
+    wrapped(torch.ones(4, 2))
+    assert torch.allclose(norm.running_var, torch.full((3,), 0.9)), norm.running_var  # rank 0's 1.0, updated
+
+
+def check_sampler_reads_the_process_group():
+    from minitorch.utils.data import DistributedSampler
+
+    sampler = DistributedSampler(range(10), seed=4)
+    assert (sampler.num_replicas, sampler.rank) == (world, rank)
+    assert list(sampler) == list(DistributedSampler(range(10), world, rank, seed=4))
 
 
 def train(bucket_cap_mb, steps=3, overlap=True):
@@ -80,6 +95,9 @@ def check_training_equals_one_process_on_the_whole_batch():
     reduces = [e for e in tiny.timeline.events if e["kind"] == "allreduce"]
     assert len(reduces) == 6 * steps, tiny.timeline.events
     assert sum(e["kind"] == "backward" for e in tiny.timeline.events) == steps
+    backward_end = [e["end"] for e in tiny.timeline.events if e["kind"] == "backward"][0]
+    first_launch = min(e["start"] for e in reduces[:6])
+    assert first_launch < backward_end, "with overlap, no all-reduce started while backward ran"
     after = train(1e-6, steps=1, overlap=False)
     backward_end = [e["end"] for e in after.timeline.events if e["kind"] == "backward"][0]
     assert all(e["start"] >= backward_end for e in after.timeline.events if e["kind"] == "allreduce")
@@ -152,6 +170,7 @@ def check_timeline_gathers_every_rank():
 
 
 check_parameters_broadcast_at_construction()
+check_sampler_reads_the_process_group()
 check_training_equals_one_process_on_the_whole_batch()
 check_no_sync_accumulates_then_averages_once()
 check_find_unused_parameters()
