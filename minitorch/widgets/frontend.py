@@ -30,6 +30,15 @@ Where the live view runs, the theme's CSS hides the twin (the CSS exists only wh
 widget runs). Colab puts each output in its own frame, where that CSS
 cannot reach the twin, so there the widget writes one output as before: the live view
 with the picture of the moment it was shown.
+
+A live view whose model is gone (the notebook reopened after its kernel restarted,
+without widget state) is drawn by JupyterLab as the text "Error displaying widget: model
+not found": ipywidgets' renderer never falls back to another output. After a restart in
+the same page the old view stays, drawn but dead. So every view marks itself live
+(``widgets/connection.js``: the class ``mt-live``, dropped when the kernel restarts), and
+the twin carries its own few CSS rules (``TWIN_STYLE``, in the twin's HTML, since no
+widget CSS is loaded in a reopened notebook): when the output just above it holds no
+live view, that output is hidden and the twin is shown. A live view keeps it hidden.
 """
 
 from __future__ import annotations
@@ -61,7 +70,20 @@ ANY_LOCAL_IMPORT = re.compile(r'^\s*import\b.*["\']\./', re.M)
 EXPORTED_NAME = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+([\w$]+)", re.M)
 EXPORT_KEYWORD = re.compile(r"^export\s+(?=(async\s+)?(function|const|let|class)\b)", re.M)
 EXPORT_DEFAULT = re.compile(r"^export\s+default\b.*$", re.M)
+ENTRY_EXPORT = "export default { render };"  # how every widget's entry file ends
+LIVE_EXPORT = "export default { render: liveRender(render) };"  # what bundle() makes of it
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+LIVE_VIEW = ".mt-live"  # a view connected to its model (widgets/connection.js)
+# JupyterLab's output structure: each output is a .jp-OutputArea-child; the twin is the
+# output right after its live view (see the module docstring).
+TWIN_STYLE = (
+    "<style>"
+    f".jp-OutputArea-child:has(+ .jp-OutputArea-child .minitorch-twin):not(:has({LIVE_VIEW}))"
+    " { display: none; }"
+    f".jp-OutputArea-child:not(:has({LIVE_VIEW})) + .jp-OutputArea-child .minitorch-twin"
+    " { display: block !important; }"
+    "</style>"
+)
 STATIC_UPDATES_PER_SECOND = 2
 
 
@@ -75,7 +97,9 @@ def _module_variable(name: str) -> str:
 
 def bundle(entry: str) -> str:
     """``entry`` (a file in ``widgets/``) and every local module it imports, as one
-    ES module: dependencies first, each once, each in its own scope."""
+    ES module: dependencies first, each once, each in its own scope. The entry's
+    ``render`` is wrapped by ``liveRender`` (``widgets/connection.js``), which marks the
+    view live while its kernel runs (see ``TWIN_STYLE``)."""
     folder = widgets_folder()
     order: list[str] = []
 
@@ -95,6 +119,8 @@ def bundle(entry: str) -> str:
         return IMPORT_LINE.sub(lambda m: f"const {{{m.group(1)}}} = {_module_variable(m.group(2))};", source)
 
     visit(entry, ())
+    if entry != "connection.js" and "connection.js" not in order:
+        order.insert(0, "connection.js")
     parts = []
     for name in order:
         source = (folder / name).read_text(encoding="utf-8")
@@ -108,6 +134,11 @@ def bundle(entry: str) -> str:
             exported = ", ".join(EXPORTED_NAME.findall(source))
             body = EXPORT_DEFAULT.sub("", EXPORT_KEYWORD.sub("", source))
             source = f"const {_module_variable(name)} = (() => {{\n{body}\nreturn {{ {exported} }};\n}})();"
+        elif entry != "connection.js":
+            if source.rstrip().count(ENTRY_EXPORT) != 1 or not source.rstrip().endswith(ENTRY_EXPORT):
+                raise RuntimeError(f"widgets/{name}: an entry file ends with `{ENTRY_EXPORT}`")
+            live = f"const {{ liveRender }} = {_module_variable('connection.js')};\n{LIVE_EXPORT}"
+            source = source.rstrip().removesuffix(ENTRY_EXPORT) + live + "\n"
         parts.append(f"// ===== widgets/{name} =====\n{source}")
     return "\n".join(parts)
 
@@ -198,7 +229,8 @@ class MinitorchWidget(anywidget.AnyWidget):
             "text/plain": text,
             "text/html": (
                 f'<div class="minitorch-static minitorch-twin">{self.to_svg()}'
-                f"<details><summary>as text</summary><pre>{html.escape(text)}</pre></details></div>"
+                f"<details><summary>as text</summary><pre>{html.escape(text)}</pre></details>"
+                f"{TWIN_STYLE}</div>"
             ),
         }
 

@@ -25,7 +25,8 @@ def test_bundles_inline_each_dependency_once(entry: str) -> None:
     source = bundle(entry)
     assert source.count("===== widgets/common.js =====") == 1
     assert "import {" not in source
-    assert source.rstrip().endswith("export default { render };")
+    assert source.count("===== widgets/connection.js =====") == 1
+    assert source.rstrip().endswith("export default { render: liveRender(render) };")  # marks it live
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -40,6 +41,7 @@ def test_bundles_are_valid_javascript(entry: str, tmp_path) -> None:
 def test_bundle_rejects_imports_it_cannot_inline(tmp_path, monkeypatch) -> None:
     (tmp_path / "a.js").write_text('import { x as y } from "./b.js";\nexport default { render };\n')
     (tmp_path / "b.js").write_text("export const x = 1;\n")
+    shutil.copy(widgets_folder() / "connection.js", tmp_path)  # every bundle includes it
     monkeypatch.setattr(frontend, "widgets_folder", lambda: tmp_path)
     with pytest.raises(RuntimeError, match="without `as`"):
         bundle("a.js")
