@@ -38,7 +38,7 @@ def _check_like(tensors: list, like, name: str, count: int) -> None:
     """``tensors`` has ``count`` tensors, each of ``like``'s shape and dtype (checked here,
     on this rank, before anything is sent)."""
     if len(tensors) != count:
-        raise ValueError(f"{name} must hold one tensor per rank of the group ({count}), got {len(tensors)}")
+        raise RuntimeError(f"{name} must hold one tensor per rank of the group ({count}), got {len(tensors)}")
     for t in tensors:
         if t.shape != like.shape or t.dtype != like.dtype:
             raise RuntimeError(f"every tensor of {name} must have the input's shape {list(like.shape)} "

@@ -45,9 +45,12 @@ def isend(tensor, dst: int | None = None, group=None, tag: int = 0, group_dst: i
     pg = members_only("isend", group)
     if pg is None:
         return None
-    peer = root_of(pg, dst, group_dst, "dst")
     if dst is None and group_dst is None:
         raise ValueError("isend needs dst (or group_dst)")
+    peer = root_of(pg, dst, group_dst, "dst")
+    if peer == pg.rank():
+        raise ValueError("Invalid destination rank: destination rank should not be the same as the rank "
+                         "of the current process.")  # fmt: skip
     header = signature.encode(0, "send", dtype=tensor.dtype, shape=tensor.shape)
 
     def steps():
@@ -71,6 +74,9 @@ def irecv(tensor, src: int | None = None, group=None, tag: int = 0, group_src: i
         return None
     anyone = src is None and group_src is None
     peer = MPI.ANY_SOURCE if anyone else root_of(pg, src, group_src, "src")
+    if peer == pg.rank():
+        raise ValueError("Invalid source rank: source rank should not be the same as the rank of the "
+                         "current process.")  # fmt: skip
     expected = signature.encode(0, "send", dtype=tensor.dtype, shape=tensor.shape)
 
     def steps():
