@@ -35,8 +35,8 @@ import functools
 import heapq
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -53,9 +53,9 @@ from minitorch.autograd.grad_mode import is_grad_enabled, set_grad_enabled
 # after un-broadcasting (``delivered``; ``None`` where nothing was sent). Empty by default.
 step_listeners: list[Callable[[Node, list, tuple, list], None]] = []
 
-# The callbacks queued during each backward walk in progress in this thread (innermost
-# last): a hook that starts work which must be finished before ``backward()`` returns
-# (``DistributedDataParallel``'s last all-reduces) queues a callback with ``queue_callback``.
+# The backward walks in progress in this thread (innermost last), each with the callbacks
+# queued during it: a hook that starts work which must be finished before ``backward()``
+# returns (``DistributedDataParallel``'s last all-reduces) queues one with ``queue_callback``.
 _walks = threading.local()
 
 
@@ -63,27 +63,35 @@ def queue_callback(callback: Callable[[], None]) -> None:
     """Call ``callback()`` once the backward walk now running has run its last node, before
     ``backward()`` returns (PyTorch's ``Variable._execution_engine.queue_callback``). Only
     allowed during a backward, from a hook; callbacks run in the order they were queued."""
-    queued = getattr(_walks, "callbacks", None)
-    if not queued:
+    stack = getattr(_walks, "stack", None)
+    if not stack:
         raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    queued[-1].append(callback)
+    stack[-1].callbacks.append(callback)
 
 
-@contextmanager
-def _final_callbacks() -> Iterator[None]:
-    """Around one backward walk: a list for ``queue_callback``, and at the end of a walk
-    that did not raise, its callbacks (a callback may queue another; it runs after)."""
-    stack = _walks.__dict__.setdefault("callbacks", [])
-    callbacks: list[Callable[[], None]] = []
-    stack.append(callbacks)
-    try:
-        yield
-        done = 0
-        while done < len(callbacks):
-            callbacks[done]()
-            done += 1
-    finally:
-        stack.pop()
+class _FinalCallbacks:
+    """Around one backward walk: where ``queue_callback`` puts its callbacks, and at the end
+    of a walk that did not raise, running them (a callback may queue another; it runs after)."""
+
+    __slots__ = ("callbacks",)
+
+    def __init__(self) -> None:
+        self.callbacks: list[Callable[[], None]] = []
+
+    def __enter__(self) -> None:
+        stack = getattr(_walks, "stack", None)
+        if stack is None:
+            stack = _walks.stack = []
+        stack.append(self)
+
+    def __exit__(self, error_type: object, error: object, traceback: object) -> None:
+        try:
+            done = 0
+            while error_type is None and done < len(self.callbacks):
+                self.callbacks[done]()
+                done += 1
+        finally:
+            _walks.stack.pop()
 
 
 def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -224,7 +232,7 @@ def run_backward(
     # Kernels run by the walk (backward formulas, un-broadcasting sums, accumulation)
     # are recorded with the phase "backward" in dispatch traces.
     naming = dispatch.op_context("backward", "backward") if dispatch.recording else nullcontext()
-    with _final_callbacks(), set_grad_enabled(create_graph), naming:
+    with _FinalCallbacks(), set_grad_enabled(create_graph), naming:
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node)

@@ -58,3 +58,22 @@ def test_errors_are_pytorchs():
         (minitorch.ones(2, requires_grad=True) * 2).register_post_accumulate_grad_hook(print)
     with pytest.raises(RuntimeError, match="doesn't require gradient"):
         minitorch.ones(2).register_post_accumulate_grad_hook(print)
+
+
+def test_a_backward_that_raises_runs_no_callback_and_leaves_none_queued():
+    w = minitorch.ones(2, requires_grad=True)
+    ran = []
+
+    def hook(p):
+        queue_callback(lambda: ran.append("callback"))
+        raise ValueError("hook failed")
+
+    handle = w.register_post_accumulate_grad_hook(hook)
+    with pytest.raises(ValueError, match="hook failed"):
+        (w * 2).sum().backward()
+    handle.remove()
+    assert ran == []
+    with pytest.raises(RuntimeError, match="only be installed during backward"):
+        queue_callback(lambda: None)  # the failed walk's list is gone
+    (w * 2).sum().backward()
+    assert w.grad.tolist() == [4.0, 4.0]
