@@ -15,8 +15,12 @@
    stretched dimensions back so that the gradient has ``x``'s shape.
 4. **Free the graph.** Each node drops its saved tensors after running, unless
    ``retain_graph=True``; a second backward through it then raises.
+5. **Final callbacks.** Hooks may ``queue_callback(f)`` during the walk; each ``f`` runs
+   once the last node has run, before ``backward()`` returns (``DistributedDataParallel``
+   waits there for the gradients it sent to the other ranks).
 
-Leaves end in ``AccumulateGrad`` nodes, which add into ``leaf.grad``. The first gradient
+Leaves end in ``AccumulateGrad`` nodes, which add into ``leaf.grad`` and then call the
+leaf's ``register_post_accumulate_grad_hook`` hooks. The first gradient
 of a leaf is copied, since someone else may hold it, except when no one does (Python's
 reference count says so): then the leaf keeps it as it is (``_may_keep``, below).
 ``minitorch.autograd.grad`` runs the same walk but returns the gradients of the chosen
