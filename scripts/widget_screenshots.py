@@ -45,6 +45,7 @@ CAPTIONS = {
     "dispatch_trace": "`widgets.dispatch_trace()`: every kernel a block dispatched (compilation apart).",
     "memory": "`widgets.memory()`: the caching allocator's blocks, labelled with their tensors.",
     "Playground": "`widgets.Playground(...)`: TensorFlow Playground on a real minitorch MLP.",
+    "rank_timeline": "`widgets.rank_timeline(events)`: each rank's compute and communication on one clock.",
 }
 WIDGET_SELECTOR = ".mt-widget, .mt-pg"
 SMALLEST_PX = 10  # 11 px text, drawn at 10/11 by a graph fitted to a narrow canvas

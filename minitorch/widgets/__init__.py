@@ -5,6 +5,7 @@
 * ``dispatch_trace()``: every kernel call a block of code dispatched;
 * ``watch(model=None)``: a block whose graph nodes remember their module and kernels;
 * ``memory(device="cpu")``: the caching allocator's blocks, labelled with their tensors;
+* ``rank_timeline(events)``: each rank's compute and communication on one clock;
 * ``Playground``: TensorFlow Playground on a real minitorch MLP (``widgets/playground/``).
 
 They are anywidgets (Python models here, plain ES modules in the top-level
@@ -22,14 +23,15 @@ try:
     from minitorch.widgets.dispatch_viewer import DispatchWidget, dispatch_trace
     from minitorch.widgets.graph import GraphWidget, graph
     from minitorch.widgets.memory import MemoryWidget, memory
+    from minitorch.widgets.rank_timeline import RankTimelineWidget, rank_timeline
     from minitorch.widgets.strides import StrideWidget, broadcast, strides
     from minitorch.widgets.watch import watch
 except ImportError as error:  # anywidget or ipywidgets is missing
     _missing = error
 
 __all__ = [
-    "DispatchWidget", "GraphWidget", "MemoryWidget", "Playground", "StrideWidget",
-    "broadcast", "dispatch_trace", "graph", "memory", "strides", "watch",
+    "DispatchWidget", "GraphWidget", "MemoryWidget", "Playground", "RankTimelineWidget", "StrideWidget",
+    "broadcast", "dispatch_trace", "graph", "memory", "rank_timeline", "strides", "watch",
 ]  # fmt: skip
 
 

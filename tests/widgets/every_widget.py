@@ -48,6 +48,10 @@ widgets.memory()""",
 pg = widgets.Playground("dataset=xor&hidden=4,2")
 pg.step(epochs=5)
 pg""",
+    "rank_timeline": """\
+from minitorch.distributed.pipelining import simulate_gpipe
+gpipe = {f"{m} micro-batches": simulate_gpipe(2, m, forward=1e-3, backward=2e-3) for m in (1, 4)}
+widgets.rank_timeline(gpipe, title="GPipe on 2 stages")""",
 }
 
 

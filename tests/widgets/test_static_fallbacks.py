@@ -32,6 +32,7 @@ CONTENT = {
     "static_graph": ["forward", "backward", "optimizer", "model.0.weight"],
     "memory": ["memory on cpu", "small pool"],
     "Playground": ["EPOCH", "Test loss", "<image", "<circle"],
+    "rank_timeline": ["GPipe on 2 stages", "rank 1", "4 micro-batches", "hidden"],
 }
 # After display, change the state: the saved pictures must show the change (the last
 # picture is sent at the end of the cell, not by the throttle's timer, which a loaded
