@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import minitorch as mt
+from tests.nn.dropout_streams import same_dropout_masks
 from tests.nn.twins import assert_close, copy_weights
 
 LAYERS = {"RNN": (mt.nn.RNN, torch.nn.RNN), "LSTM": (mt.nn.LSTM, torch.nn.LSTM),
@@ -131,6 +132,20 @@ def test_dropout_between_layers_is_off_in_eval() -> None:
     a.eval()
     b.eval()
     compare(a, b, [np.random.default_rng(5).standard_normal((4, 2, 3)).astype(np.float32)])
+
+
+@same_dropout_masks
+@pytest.mark.parametrize("kind", sorted(LAYERS))
+def test_dropout_between_layers_draws_pytorchs_masks(kind: str) -> None:
+    ours, theirs = LAYERS[kind]
+    a, b = ours(3, 4, num_layers=3, dropout=0.5), theirs(3, 4, num_layers=3, dropout=0.5)
+    x = np.random.default_rng(5).standard_normal((4, 2, 3)).astype(np.float32)
+
+    def seeded(module: Any, x: Any) -> Any:
+        (mt if isinstance(module, mt.nn.Module) else torch).manual_seed(8)
+        return module(x)
+
+    compare(a, b, [x], call=seeded)
 
 
 def test_dropout_between_layers_changes_training_output() -> None:
