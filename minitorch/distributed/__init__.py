@@ -55,13 +55,14 @@ from minitorch.distributed.initialization import (
     new_group,
 )
 from minitorch.distributed.object_collectives import all_gather_object, broadcast_object_list, gather_object
-from minitorch.distributed.point_to_point import irecv, isend, recv, send
+from minitorch.distributed.point_to_point import P2POp, batch_isend_irecv, irecv, isend, recv, send
 from minitorch.distributed.process_group import ProcessGroup
 from minitorch.distributed.reduce_op import ReduceOp
 from minitorch.distributed.work import Work
 
 __all__ = [
-    "DistBackendError", "DistError", "GroupMember", "ProcessGroup", "ReduceOp", "Work",
+    "DistBackendError", "DistError", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work",
+    "batch_isend_irecv",
     "all_gather", "all_gather_into_tensor", "all_gather_object", "all_to_all", "broadcast_object_list",
     "gather", "gather_object", "reduce_scatter", "reduce_scatter_tensor", "scatter",
     "all_reduce", "barrier", "broadcast", "default_pg_timeout", "destroy_process_group",

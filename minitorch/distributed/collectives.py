@@ -26,6 +26,7 @@ Ranks in ``src=``/``dst=`` are *world* ranks, as in PyTorch; ``group_src=``/
 from __future__ import annotations
 
 import warnings
+from datetime import timedelta
 
 import numpy as np
 
@@ -59,11 +60,11 @@ def root_of(pg: ProcessGroup, rank: object, group_rank: object, role: str) -> in
     return pg.group_rank(0 if rank is None else rank, role)
 
 
-def start(pg: ProcessGroup, name: str, steps_of, async_op: bool, **row):
+def start(pg: ProcessGroup, name: str, steps_of, async_op: bool, timeout=None, **row):
     """Number the call, build its signature, and run ``steps_of(row)``."""
     encoded = signature.encode(pg.sequence, name, **row)
     pg.sequence += 1
-    return work.run(name, pg, steps_of(encoded), async_op)
+    return work.run(name, pg, steps_of(encoded), async_op, timeout=timeout)
 
 
 def data_moving(name: str) -> str:
@@ -82,9 +83,10 @@ def average_in_place(cells: np.ndarray, n: int) -> None:
 
 def barrier(group: ProcessGroup | None = None, async_op: bool = False, device_ids: object = None,
             timeout: object = None):  # fmt: skip
-    """Wait until every rank of the group has called ``barrier``."""
-    from mpi4py import MPI  # optional: only distributed programs need mpi4py  # noqa: F401
-
+    """Wait until every rank of the group has called ``barrier`` (at most ``timeout``, a
+    ``timedelta``, instead of the group's)."""
+    if timeout is not None and not isinstance(timeout, timedelta):
+        raise TypeError(f"timeout must be a datetime.timedelta, got {type(timeout).__name__}")
     pg = members_only("barrier", group)
     if pg is None:
         return None
@@ -93,7 +95,7 @@ def barrier(group: ProcessGroup | None = None, async_op: bool = False, device_id
         yield from pg.agree(row)
         yield Pending([pg.data.Ibarrier()], data_moving("barrier"))
 
-    return start(pg, "barrier", steps, async_op)
+    return start(pg, "barrier", steps, async_op, timeout)
 
 
 def all_reduce(tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None = None,

@@ -115,3 +115,25 @@ def recv(tensor, src: int | None = None, group=None, tag: int = 0, group_src: in
     if handle is None:
         return -1
     return handle.result()
+
+
+class P2POp:
+    """One send or receive of a ``batch_isend_irecv``: ``P2POp(dist.isend, tensor, peer)``."""
+
+    def __init__(self, op, tensor, peer: int | None = None, group=None, tag: int = 0,
+                 group_peer: int | None = None) -> None:  # fmt: skip
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                             "``torch.distributed.irecv``.")  # fmt: skip
+        check_tensor(tensor)
+        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = (
+            op, tensor, peer, group, tag, group_peer)  # fmt: skip
+
+
+def batch_isend_irecv(p2p_op_list: list) -> list:
+    """Start every send and receive of the list at once; returns their ``Work`` handles.
+    (All are posted before any is waited for, so a ring of sends and receives cannot
+    deadlock.)"""
+    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise TypeError("batch_isend_irecv takes a list of P2POp")
+    return [p.op(p.tensor, p.peer, p.group, p.tag, p.group_peer) for p in p2p_op_list]

@@ -134,8 +134,15 @@ class Work:
         return True
 
     def result(self) -> object:
+        """What the call gives back once done (``recv``: the sender's rank)."""
         self.wait()
         return self._result
+
+    def source_rank(self) -> int:
+        """The world rank a finished ``irecv`` received from."""
+        if self.name != "recv":
+            raise RuntimeError("source_rank() is only available on a Work of irecv")
+        return self.result()
 
     def _timed_out(self, timeout: timedelta) -> DistBackendError:
         queue = _queues.get(self.group, ())
@@ -168,10 +175,17 @@ def unfinished() -> str | None:
     return ", ".join(names) if names else None
 
 
-def run(name: str, group, steps: Steps, async_op: bool, ordered: bool = True):
-    """Start the steps; wait for them unless ``async_op`` (then return the ``Work``)."""
+def run(name: str, group, steps: Steps, async_op: bool, ordered: bool = True,
+        timeout: timedelta | None = None):  # fmt: skip
+    """Start the steps; wait for them (at most ``timeout``, else the group's) unless
+    ``async_op`` (then return the ``Work``).
+
+    Every call first moves the earlier calls along, so that a program posting several
+    asynchronous all-reduces in a row (DDP's buckets) starts each one's data as soon as
+    the one before it is done, without waiting for a ``wait()``."""
+    progress()
     work = Work(name, group, steps, ordered)
     if async_op:
         return work
-    work.wait()
+    work.wait(timeout)
     return work._result

@@ -5,6 +5,8 @@ NumPy expression over all ranks' values (every rank can compute every other's). 
 one line per passed check; an assertion error ends the job with a non-zero exit.
 """
 
+from datetime import timedelta
+
 import numpy as np
 
 import minitorch as torch
@@ -111,7 +113,7 @@ expected[::2, ::3] = values(n - 1, (4, 6))[::2, ::3]
 check("broadcast strided view", base, expected)
 
 # barrier, blocking and async
-dist.barrier()
+dist.barrier(timeout=timedelta(seconds=30))
 assert dist.barrier(async_op=True).wait()
 passed.append("barrier")
 
@@ -133,6 +135,12 @@ receiving = dist.irecv(into, src=left, tag=3)
 receiving.wait()
 sending.wait()
 check("isend/irecv non-contiguous with a tag", into, values(left).T)
+into = torch.zeros(3, 4, dtype=torch.float64)
+works = dist.batch_isend_irecv([dist.P2POp(dist.irecv, into, left), dist.P2POp(dist.isend, out, right)])
+for work in works:
+    work.wait()
+assert works[0].source_rank() == left
+check("batch_isend_irecv ring", into, values(left))
 if rank == 0:
     got = sorted(dist.recv(torch.zeros(2, dtype=torch.int32)) for _ in range(n - 1))
     assert got == list(range(1, n)), got
