@@ -46,6 +46,8 @@ def simulate_ring_all_reduce(values: list[np.ndarray]) -> tuple[list[np.ndarray]
     chunk ``(r - s) % n``, which the receiver adds to its own; in all-gather step ``s`` it
     sends chunk ``(r + 1 - s) % n``, which the receiver keeps.
     """
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"values must be a list of arrays, one per rank, got {type(values).__name__}")
     if not values:
         raise ValueError("simulate_ring_all_reduce needs at least one rank's values")
     n = len(values)

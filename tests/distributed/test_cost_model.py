@@ -57,3 +57,7 @@ def test_bad_arguments() -> None:
         simulate_ring_all_reduce([np.zeros(3), np.zeros(4)])
     with pytest.raises(ValueError):
         simulate_ring_all_reduce([])
+    with pytest.raises(TypeError):
+        simulate_ring_all_reduce(None)
+    with pytest.raises(TypeError):
+        scaling_table(None, [2])
