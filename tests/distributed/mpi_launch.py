@@ -38,11 +38,13 @@ def environment() -> dict[str, str]:
     return env
 
 
-def run_ranks(program: str, n: int, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run ``programs/<program>`` on ``n`` ranks; stdout and stderr come back as text."""
+def run_ranks(program: str, n: int, *args: str, timeout: float = 120,
+              env: dict | None = None) -> subprocess.CompletedProcess:  # fmt: skip
+    """Run ``programs/<program>`` on ``n`` ranks (``env``: more environment variables);
+    stdout and stderr come back as text."""
     command = mpiexec_command(n) + [sys.executable, str(HERE / "programs" / program), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=environment(),
-                          cwd=ROOT)  # fmt: skip
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                          env={**environment(), **(env or {})}, cwd=ROOT)  # fmt: skip
 
 
 def run_launcher(n: int, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:

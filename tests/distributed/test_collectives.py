@@ -21,3 +21,9 @@ def test_gathers_scatters_objects_and_groups_equal_numpy():
     done = run_ranks("gathers.py", 3)
     assert done.returncode == 0, explain(done)
     assert done.stdout.count("checks passed") == 3, explain(done)
+
+
+def test_device_tensors_are_staged_through_the_host():
+    done = run_ranks("devices.py", 2, env={"MINITORCH_CUDA": "emulator"})
+    assert done.returncode == 0, explain(done)
+    assert done.stdout.count("device checks passed") == 2, explain(done)
