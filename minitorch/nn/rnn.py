@@ -92,6 +92,11 @@ class RNNBase(Module):
     def reset_parameters(self) -> None:
         reset_uniform(self, self.hidden_size)
 
+    def flatten_parameters(self) -> None:
+        """Nothing to do: PyTorch packs the weights into one buffer for cuDNN here;
+        minitorch's layers read each parameter where it is. (Kept so that code written
+        for PyTorch, which often calls it, runs.)"""
+
     @property
     def all_weights(self) -> list[list[Parameter]]:
         """Each (layer, direction)'s parameters, in PyTorch's order."""

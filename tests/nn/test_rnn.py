@@ -69,6 +69,15 @@ def test_same_seed_gives_pytorchs_parameters(kind: str) -> None:
             assert np.array_equal(mine.detach().numpy(), ref.detach().numpy()), name
 
 
+def test_all_weights_and_flatten_parameters() -> None:
+    options = {"num_layers": 2, "bidirectional": True}
+    layer, reference = mt.nn.GRU(3, 4, **options), torch.nn.GRU(3, 4, **options)
+    layer.flatten_parameters()  # PyTorch code calls it for cuDNN; here it changes nothing
+    assert [[tuple(p.shape) for p in cell] for cell in layer.all_weights] == [
+        [tuple(p.shape) for p in cell] for cell in reference.all_weights
+    ]
+
+
 def test_lstm_projection_names_and_seed() -> None:
     mt.manual_seed(2)
     torch.manual_seed(2)
