@@ -101,14 +101,14 @@ class ParameterServer:
 
     def _event(self, kind: str, name: str, start: float) -> None:
         self.timeline.append({"rank": self.rank, "kind": kind, "name": name, "start": start,
-                              "end": time.perf_counter()})  # fmt: skip
+                              "end": time.monotonic()})  # fmt: skip
 
     # ----- worker side -------------------------------------------------------------------
 
     def push(self) -> None:
         """Send this worker's gradients (and the version they were computed from); zero them."""
         self._worker_only("push")
-        start = time.perf_counter()
+        start = time.monotonic()
         grads = [p.grad if p.grad is not None else creation.zeros_like(p) for p in self.params]
         dist.send(self._message(self.version, grads), SERVER)
         for p in self.params:
@@ -118,7 +118,7 @@ class ParameterServer:
     def pull(self) -> int:
         """Receive the server's reply: the parameters after this worker's push. Returns their version."""
         self._worker_only("pull")
-        start = time.perf_counter()
+        start = time.monotonic()
         message = self._buffer()
         dist.recv(message, SERVER)
         with no_grad():
@@ -151,7 +151,7 @@ class ParameterServer:
 
     def _apply(self, grads: list, pushes: list[tuple[int, int]]) -> None:
         """Set the parameters' gradients, take one optimizer step, record it."""
-        start = time.perf_counter()
+        start = time.monotonic()
         for p, g in zip(self.params, grads):
             p.grad = g
         self.optimizer.step()
@@ -168,7 +168,7 @@ class ParameterServer:
     def _serve_sync(self) -> None:
         active = list(self.workers)
         while active:
-            start = time.perf_counter()
+            start = time.monotonic()
             received = []
             for worker in active:  # one push from every worker, in rank order
                 message = self._buffer()
@@ -187,7 +187,7 @@ class ParameterServer:
     def _serve_async(self) -> None:
         buffers = {w: self._buffer() for w in self.workers}
         pending = {w: dist.irecv(buffers[w], src=w) for w in self.workers}
-        start = time.perf_counter()
+        start = time.monotonic()
         while pending:
             ready = [w for w, work in pending.items() if work.is_completed()]
             if not ready:
@@ -204,7 +204,7 @@ class ParameterServer:
                 self._reply(worker)
                 buffers[worker] = self._buffer()
                 pending[worker] = dist.irecv(buffers[worker], src=worker)
-            start = time.perf_counter()
+            start = time.monotonic()
 
     def staleness(self) -> list[int]:
         """The staleness of every update the server applied, in order (all 0 when synchronous)."""

@@ -229,11 +229,11 @@ class _Timed:
         self.events, self.rank, self.kind, self.name = events, rank, kind, name
 
     def __enter__(self) -> None:
-        self.start = time.perf_counter()
+        self.start = time.monotonic()
 
     def __exit__(self, *exc_info: Any) -> None:
         self.events.append({"rank": self.rank, "kind": self.kind, "name": self.name,
-                            "start": self.start, "end": time.perf_counter()})  # fmt: skip
+                            "start": self.start, "end": time.monotonic()})  # fmt: skip
 
 
 def _split(batch: Tensor, n: int, what: str) -> list:

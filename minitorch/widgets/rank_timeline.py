@@ -11,7 +11,7 @@ backward bar is communication hidden behind computation; an all-reduce bar after
 last backward bar is communication the step waits for.
 
 An event is a dict ``{"rank", "kind", "name", "start", "end"}`` (seconds on a clock all
-ranks share: ``time.perf_counter()`` is the machine's monotonic clock, the same in every
+ranks share: ``time.monotonic()``, on Linux the same clock in every
 process of one machine). ``kind`` says the lane and the colour:
 
 =====================  ==============  =====================================

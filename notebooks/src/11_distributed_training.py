@@ -282,11 +282,14 @@ for mode in ("sync", "async"):
         print(f"{mode}: {ps.version} updates, staleness of each: {ps.staleness()}")
     else:
         for step in range(5):
+            start = time.monotonic()
             x, y = regression_batch(step)
             nn.functional.mse_loss(model(x), y).backward()
+            time.sleep(0.002 * rank)  # rank 2 is a slower machine
+            ps.timeline.append({"rank": rank, "kind": "backward", "name": f"gradient {step}",
+                                "start": start, "end": time.monotonic()})  # for the picture below
             ps.push()
             ps.pull()
-            time.sleep(0.002 * rank)  # rank 2 is a slower machine
         ps.finish()
         print(f"{mode}: worker {rank} last pulled version {ps.version}")
 ps_timeline = ps.timeline  # the asynchronous run's events
@@ -296,6 +299,10 @@ ps_timeline = ps.timeline  # the asynchronous run's events
 # Asynchronously each push is its own update and the slow worker's gradients arrive stale:
 # it computed them before the fast worker's latest pushes. Real systems bound the
 # staleness, or, as PyTorch does, give up on the server and all-reduce instead.
+#
+# The asynchronous run on one clock: the server (rank 0) waits for pushes and applies each
+# one (green); each worker computes a gradient (orange), pushes it and waits for the new
+# parameters. Nobody waits for the slower worker.
 
 # %%
 events = sum(engines.pull("ps_timeline") or [], [])
