@@ -159,6 +159,7 @@ except RuntimeError as error:
 # | 8 | CNNs on digits | convolution as a strided view plus matmul, pooling, a CNN that trains |
 # | 9 | static graphs | `minitorch.compile`: capture once, replay; guards, passes, replay speed |
 # | 10 | memory and asynchrony | views versus copies in bytes, the caching allocator, `del` and reference counts, shared memory, DataLoader workers, streams and events |
+# | 11 | distributed training | MPI ranks behind the notebook, `all_reduce`, `DistributedDataParallel` and its overlap on a rank timeline, the ring all-reduce's cost, a parameter server, a pipeline and its bubble |
 #
 # Each chapter's exercises live in `exercises/` with the same number.
 #
