@@ -372,10 +372,11 @@ events = sum(engines.pull("pipeline_timeline") or [], [])
 rank_timeline(events, title="GPipe, 2 stages, 4 micro-batches (measured)") if events else "(no engines)"
 
 # %% [markdown]
-# The measured bubble is larger than the theory: messages are not free, and the first
-# stage's backward waits for the last stage's. More micro-batches shrink the bubble, but
-# each costs a message and keeps its activations alive until its backward, which is why
-# later schedules (1F1B, interleaved) run backwards early.
+# The measured bubble follows the theory only roughly: messages are not free (each
+# micro-batch is one more), the two stages are not equally heavy, and the first stage's
+# backward waits for the last one's. More micro-batches shrink the bubble until the
+# messages dominate; each also keeps its activations alive until its backward, which is
+# why later schedules (1F1B, interleaved) run backwards early.
 #
 # ## Stopping the engines
 #
