@@ -75,7 +75,9 @@ def color_key(kind: str) -> str:
 
 
 def check_events(events: Any) -> list[dict]:
-    """The events as a list of dicts with the five keys, or a clear ``TypeError``/``ValueError``."""
+    """The events as a list of dicts with the five keys, or a clear ``TypeError``/``ValueError``.
+    A recorder that keeps them in ``.events`` (DDP's ``ddp.timeline``) is read through it."""
+    events = getattr(events, "events", events)
     if events is None or isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
         raise TypeError(f"rank_timeline() expects a list of event dicts, got {type(events).__name__}")
     checked = []

@@ -88,6 +88,13 @@ def test_runs_share_one_clock_from_their_first_event() -> None:
     assert widget.summary(1)[0]["hidden"] == pytest.approx(0.0)
 
 
+def test_a_recorder_with_events_is_read_through_them() -> None:
+    class Recorder:  # as DDP's ddp.timeline keeps them
+        events = step_events(True)
+
+    assert rank_timeline(Recorder()).runs == rank_timeline(step_events(True)).runs
+
+
 def test_bad_events_raise_pytorch_style_errors() -> None:
     for bad in (None, "events", 3):
         with pytest.raises(TypeError):
