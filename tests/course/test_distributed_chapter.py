@@ -21,6 +21,7 @@ mpi_engines.missing = lambda: "mpi4py is not installed (pip install 'minitorch[d
 """
 
 
+@pytest.mark.slow
 def test_without_mpi_every_px_cell_is_skipped_and_the_rest_runs() -> None:
     notebook = nbformat.read(CHAPTER, as_version=4)
     px_cells = sum(cell.source.startswith("%%px") for cell in notebook.cells)
