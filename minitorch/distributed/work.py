@@ -15,8 +15,8 @@ A ``Work`` drives one generator. ``async_op=False`` calls ``wait()`` at once;
 bytes (the DDP gradient buckets do exactly this).
 
 MPI has no timeouts, so ``wait`` never blocks inside MPI: it *polls* (``Testall``) every
-pending request, checks for fault notices from failed ranks (``faults.py``), and sleeps a
-little longer each round (up to a millisecond, so ranks sharing few cores do not starve
+pending request, checks for fault notices from failed ranks (``faults.py``), and pauses a
+little longer the longer it has waited (``pause``: ranks sharing few cores must not starve
 each other), until the work is done or the deadline passes.
 
 MPI matches the collectives of one communicator in the order they are posted, so every
@@ -27,6 +27,7 @@ before it has finished. Point-to-point work has no such order and runs free.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Generator
@@ -119,16 +120,16 @@ class Work:
             deadline = time.monotonic() + timeout.total_seconds()
         else:
             deadline = self._started + self.group.timeout.total_seconds()
-        pause = 0.0
+        began = time.monotonic()
         while not self._finished:
             progress()
             if self._finished:
                 break
             faults.raise_if_a_rank_failed()
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if now > deadline:
                 raise self._timed_out(timeout or self.group.timeout)
-            time.sleep(pause)
-            pause = min(2 * pause or 1e-5, 1e-3)
+            pause(now - began)
         if self._error is not None:
             raise self._error
         return True
@@ -156,6 +157,17 @@ class Work:
             f"the same shape and dtype (timeout: init_process_group(timeout=...))")  # fmt: skip
         self.group.broken = error
         return error
+
+
+def pause(waited: float) -> None:
+    """Between two polls. For the first 20 ms only yield the core (``sched_yield``: another
+    process that wants it runs, else this one polls again at once), since MPI copies a
+    large message in pieces, each moved by a poll; then sleep 50 microseconds, and after
+    0.2 s a whole millisecond, so a rank that waits long costs its neighbours almost nothing."""
+    if waited < 0.02:
+        os.sched_yield() if hasattr(os, "sched_yield") else time.sleep(0)
+    else:
+        time.sleep(5e-5 if waited < 0.2 else 1e-3)
 
 
 def progress() -> None:
