@@ -66,6 +66,10 @@ def describe(row: np.ndarray) -> str:
     details = [describe_tensor(row)] if row[DTYPE] else []
     if operation == "all_to_all":  # lists of tensors of one dtype, sizes checked pairwise
         details = [f"{DTYPES[int(row[DTYPE])]} tensors"]
+    if operation == "new_group":  # the "shape" is the list of member ranks
+        count = int(row[NDIM])
+        listed = ", ".join(str(int(r)) for r in row[NDIM + 1 : NDIM + 1 + count])
+        details = [f"ranks [{listed}]" if count <= MAX_DIMS else f"{count} ranks"]
     if row[ROOT] >= 0:
         details.append(f"root={int(row[ROOT])}")
     if row[REDUCE]:

@@ -3,7 +3,7 @@ that tests/distributed/test_faults.py can check what every rank says and that no
 waits forever.
 
 * ``disagree``: calls that cannot run together (shapes, dtypes, collectives, roots,
-  point-to-point shapes, all_to_all counts), each caught on every rank as a
+  point-to-point shapes, new_group members, all_to_all counts), each caught on every rank as a
   DistBackendError naming both calls; the world is re-initialized after each;
 * ``absent``: rank 0 all-reduces, the others never do (timeout 2 s);
 * ``caught``: as ``absent``, but rank 0 catches the timeout and returns normally;
@@ -63,6 +63,8 @@ if scenario == "disagree":
             dist.send(torch.ones(3000), dst=1)
         dist.destroy_process_group()
         dist.init_process_group("mpi", timeout=timedelta(seconds=60))
+    expect_disagreement("new_group", lambda: dist.new_group([0, 1] if rank else [0, 2]),
+                        "new_group(ranks [0, 1])", "new_group(ranks [0, 2])")  # fmt: skip
     counts = [1] * n
     if rank == 0:
         counts[1] = 2  # rank 0 expects 2 cells from rank 1, which sends 1
