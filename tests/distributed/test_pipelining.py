@@ -13,13 +13,15 @@ from tests.distributed.mpi_programs import needs_mpi, run_ranks
 
 
 @needs_mpi
-def test_two_stage_pipeline_trains_as_one_process() -> None:
-    results = run_ranks(2, "pipeline_two_stages.py", "1", "4")
-    assert sorted((r["rank"], r["micro"]) for r in results) == [(0, 1), (0, 4), (1, 1), (1, 4)]
+@pytest.mark.parametrize("stages, micro", [(2, ("1", "4")), (3, ("3",))])
+def test_pipeline_trains_as_one_process(stages, micro) -> None:
+    results = run_ranks(stages, "pipeline_stages.py", *micro)
+    expected = [(k, int(m)) for k in range(stages) for m in micro]
+    assert sorted((r["rank"], r["micro"]) for r in results) == expected
     for r in results:
         assert r["max_param_diff"] < 1e-5 and r["max_loss_diff"] < 1e-5, r
         assert r["kinds"] == ["backward", "forward", "send", "wait"]
-        assert r["theory"] == pytest.approx(1 / (r["micro"] + 1))
+        assert r["theory"] == pytest.approx((stages - 1) / (r["micro"] + stages - 1))
         # measured on a shared machine, where a rank can lose its core mid-kernel: some idle
         # time on both stages (a stage waits for the other at least once per step), not all
         assert 0.0 < r["bubble"] < 1.0

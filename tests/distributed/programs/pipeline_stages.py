@@ -1,4 +1,4 @@
-"""Run under ``mpiexec -n 2``: a 4-layer MLP split across two ranks as a GPipe pipeline,
+"""Run under ``mpiexec -n 2`` or ``-n 3``: a 4-layer MLP split across the ranks as a GPipe pipeline,
 compared with one process training the whole model on the whole batch, once for each
 number of micro-batches given on the command line.
 
@@ -15,7 +15,8 @@ from minitorch import nn
 from minitorch.distributed.pipelining import PipelineStage, ScheduleGPipe, bubble_fraction
 
 dist.init_process_group("mpi")
-rank = dist.get_rank()
+rank, world = dist.get_rank(), dist.get_world_size()
+CUTS = {2: [0, 3, 7], 3: [0, 2, 5, 7]}  # 3 stages: a middle one receives and sends both ways
 
 
 def full_model() -> nn.Sequential:
@@ -27,9 +28,10 @@ def full_model() -> nn.Sequential:
 def run(micro: int) -> None:
     oracle = full_model()
     mine = full_model()
-    part = nn.Sequential(*list(mine)[:3]) if rank == 0 else nn.Sequential(*list(mine)[3:])
-    oracle_part = nn.Sequential(*list(oracle)[:3]) if rank == 0 else nn.Sequential(*list(oracle)[3:])
-    stage = PipelineStage(part, stage_index=rank, num_stages=2)
+    cut = CUTS[world]  # stage k holds layers cut[k]:cut[k + 1]
+    part = nn.Sequential(*list(mine)[cut[rank]:cut[rank + 1]])
+    oracle_part = nn.Sequential(*list(oracle)[cut[rank]:cut[rank + 1]])
+    stage = PipelineStage(part, stage_index=rank, num_stages=world)
     schedule = ScheduleGPipe(stage, n_microbatches=micro, loss_fn=nn.functional.mse_loss)
     optimizer = minitorch.optim.SGD(part.parameters(), lr=0.1)
     oracle_optimizer = minitorch.optim.SGD(oracle.parameters(), lr=0.1)
@@ -46,6 +48,8 @@ def run(micro: int) -> None:
         optimizer.zero_grad()
         if rank == 0:
             schedule.step(x)
+        elif rank < world - 1:
+            assert schedule.step() is None  # a middle stage: activations in and out
         else:
             losses = []
             out = schedule.step(target=y, losses=losses)
@@ -56,7 +60,7 @@ def run(micro: int) -> None:
             worst = max(worst, float((p - q).abs().max()))
 
     print(json.dumps({"rank": rank, "micro": micro, "max_param_diff": worst, "max_loss_diff": worst_loss,
-                      "bubble": schedule.measured_bubble(), "theory": bubble_fraction(2, micro),
+                      "bubble": schedule.measured_bubble(), "theory": bubble_fraction(world, micro),
                       "kinds": sorted({e["kind"] for e in schedule.timeline}),
                       "events": len(schedule.timeline)}))
 
