@@ -1,6 +1,7 @@
 """The GPipe pipeline (minitorch/distributed/pipelining.py): two ranks, each holding half
-of an MLP, give one process's outputs, losses and parameters after three SGD steps, for 1
-and 4 micro-batches; the bubble formula against the simulated schedule; bad arguments."""
+of an MLP, and three ranks, each a third, give one process's outputs, losses and
+parameters after three SGD steps, for 1 to 4 micro-batches; the bubble formula against
+the simulated schedule; bad arguments."""
 
 from __future__ import annotations
 
