@@ -64,6 +64,13 @@ from minitorch.dtypes import (
 from minitorch.dtypes import (
     bool_ as bool,  # noqa: A004 (PyTorch's name: minitorch.bool)
 )
+from minitorch.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from minitorch.ops import binary as _binary
 from minitorch.ops import indexing as _indexing
 from minitorch.ops import linalg as _linalg

@@ -55,7 +55,7 @@ def test_stub_signatures_come_from_the_functions() -> None:
     assert "    def sum(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None)" in text
     assert '        """Sum over ``dim`` (an int, a tuple, or None for all)."""' in text
     assert "    def permute(self, *dims: Any) -> Tensor:" in text
-    assert "    def float(self) -> Tensor:" in text
+    assert "    def float(self, *, memory_format: Any = ...) -> Tensor:" in text
 
 
 @pytest.mark.parametrize(

@@ -405,7 +405,7 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
         out = lean_zip("div", a, b)
         return out if out is not None else Div.apply(a, b)
     if rounding_mode == "floor":
-        return floor_divide(a, b)
+        return DivFloor.apply(a, b)
     if rounding_mode == "trunc":
         return _trunc_divide(a, b)
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
@@ -423,6 +423,18 @@ class FloorDivide(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         raise RuntimeError("the derivative for 'floor_divide' is not implemented.")
+
+
+class DivFloor(FloorDivide):
+    """``div(a, b, rounding_mode="floor")``: the same staircase as ``floor_divide``, but,
+    as PyTorch defines it, with derivative 0 (flat steps) rather than an error."""
+
+    node_name = "DivBackward2"  # PyTorch's node for a rounded division
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        zero = grad.new_zeros(grad.shape)
+        return tuple(zero if needed else None for needed in ctx.needs_input_grad[:2])
 
 
 def _trunc_divide(a: Any, b: Any) -> Tensor:

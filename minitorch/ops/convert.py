@@ -33,7 +33,9 @@ from minitorch.dtypes import (
 )
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import contiguous_strides
+from minitorch.memory_format import check_memory_format, preserve_format, suggested_format
 from minitorch.ops.common import cast, require_tensor
+from minitorch.ops.shape import in_memory_format
 
 
 class ToCopy(Function):
@@ -64,6 +66,7 @@ def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
     non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
+    memory_format = check_memory_format(kwargs.pop("memory_format", preserve_format), "to")
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for arg in args:
@@ -76,8 +79,12 @@ def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     dtype = as_dtype(dtype) if dtype is not None else x.dtype
     device = as_device(device) if device is not None else x.device
     if dtype is x.dtype and device == x.device and not copy:
-        return x
-    return ToCopy.apply(x, dtype, device, builtins.bool(non_blocking))
+        # PyTorch returns the tensor itself unless the format asked for differs from the
+        # one its strides suggest (so a transposed matrix stays as it is)
+        if memory_format in (preserve_format, suggested_format(x._shape, x._strides)):
+            return x
+        return in_memory_format(x, memory_format, "to")
+    return in_memory_format(ToCopy.apply(x, dtype, device, builtins.bool(non_blocking)), memory_format, "to")
 
 
 def cpu(x: Tensor) -> Tensor:
@@ -88,44 +95,44 @@ def cuda(x: Tensor, device: Any = None, non_blocking: builtins.bool = False) -> 
     return to(x, device="cuda" if device is None else device, non_blocking=non_blocking)
 
 
-def float(x: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)
-    return to(x, float32)
+def float(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:  # noqa: A001 (PyTorch's name)
+    return to(x, float32, memory_format=memory_format)
 
 
-def double(x: Tensor) -> Tensor:
-    return to(x, float64)
+def double(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
+    return to(x, float64, memory_format=memory_format)
 
 
-def long(x: Tensor) -> Tensor:
-    return to(x, int64)
+def long(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
+    return to(x, int64, memory_format=memory_format)
 
 
-def int(x: Tensor) -> Tensor:  # noqa: A001
-    return to(x, int32)
+def int(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:  # noqa: A001
+    return to(x, int32, memory_format=memory_format)
 
 
-def bool(x: Tensor) -> Tensor:  # noqa: A001
-    return to(x, bool_)
+def bool(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:  # noqa: A001
+    return to(x, bool_, memory_format=memory_format)
 
 
-def half(x: Tensor) -> Tensor:
-    return to(x, float16)
+def half(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
+    return to(x, float16, memory_format=memory_format)
 
 
-def bfloat16(x: Tensor) -> Tensor:
-    return to(x, dtypes.bfloat16)
+def bfloat16(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
+    return to(x, dtypes.bfloat16, memory_format=memory_format)
 
 
-def short(x: Tensor) -> Tensor:
-    return to(x, int16)
+def short(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
+    return to(x, int16, memory_format=memory_format)
 
 
-def char(x: Tensor) -> Tensor:  # C's char: a signed byte
-    return to(x, int8)
+def char(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:  # C's char: a signed byte
+    return to(x, int8, memory_format=memory_format)
 
 
-def byte(x: Tensor) -> Tensor:
-    return to(x, uint8)
+def byte(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
+    return to(x, uint8, memory_format=memory_format)
 
 
 def type_as(x: Tensor, other: Tensor) -> Tensor:

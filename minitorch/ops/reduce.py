@@ -375,11 +375,21 @@ def _variance(x: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any
     return (centered * centered).sum(dims, keepdim=keepdim) / builtins.max(count - correction, 0)
 
 
+def _bool_first_is_unbiased(dim: Any, unbiased: Any) -> tuple[Any, Any]:
+    """PyTorch's other form ``std(x, unbiased)``: a bool where ``dim`` goes is ``unbiased``."""
+    if isinstance(dim, bool):
+        if unbiased is not None:
+            raise TypeError("std()/var() received a bool for dim and also unbiased=")
+        return None, dim
+    return dim, unbiased
+
+
 def var(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:  # fmt: skip
     """Variance: ``sum((x - mean)^2) / (n - correction)``; ``correction=1`` by default
     (Bessel's correction), ``unbiased=False`` means ``correction=0``."""
     require_tensor("var", x)
+    dim, unbiased = _bool_first_is_unbiased(dim, unbiased)
     return _variance(x, dim, unbiased, keepdim, correction).to(x.dtype)
 
 
@@ -387,6 +397,7 @@ def std(x: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
         correction: Any = None) -> Tensor:  # fmt: skip
     """Standard deviation: the square root of ``var`` (gradient 0 where it is 0)."""
     require_tensor("std", x)
+    dim, unbiased = _bool_first_is_unbiased(dim, unbiased)
     return Root.apply(_variance(x, dim, unbiased, keepdim, correction), 2).to(x.dtype)
 
 

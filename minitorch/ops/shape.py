@@ -28,6 +28,13 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.engine import sum_to
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64, result_type
+from minitorch.memory_format import (
+    check_memory_format,
+    contiguous_format,
+    dimension_order,
+    is_laid_out,
+    preserve_format,
+)
 from minitorch.ops.common import cast, require_tensor, require_tensors
 from minitorch.ops.lean_lane import nothing_records, records_nothing
 
@@ -491,15 +498,35 @@ def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     return tuple(select(x, d, i) for i in range(x._shape[d]))
 
 
-def contiguous(x: Tensor) -> Tensor:
-    """``x`` itself when its elements are already in row-major order, else a copy."""
+def contiguous(x: Tensor, memory_format: Any = contiguous_format) -> Tensor:
+    """``x`` itself when its elements are already in row-major order (or in the order of
+    ``memory_format``, such as ``channels_last``), else a copy in that order."""
+    if check_memory_format(memory_format, "contiguous") is not contiguous_format:
+        return in_memory_format(x, memory_format, "contiguous")
     return x if x.is_contiguous() else Copy.apply(x, False)
 
 
-def clone(x: Tensor) -> Tensor:
-    """A copy with its own storage (keeping a dense tensor's dimension order)."""
+def clone(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
+    """A copy with its own storage: a dense tensor keeps its dimension order
+    (``preserve_format``), or the copy is laid out in ``memory_format``."""
     require_tensor("clone", x)
-    return Copy.apply(x, True)
+    if check_memory_format(memory_format, "clone") is preserve_format:
+        return Copy.apply(x, True)
+    return in_memory_format(Copy.apply(x, False), memory_format, "clone")
+
+
+def in_memory_format(x: Tensor, memory_format: Any, function: str) -> Tensor:
+    """``x`` laid out in ``memory_format`` (see ``minitorch/memory_format.py``): itself when
+    it already is, else a copy, made by viewing the dimensions in memory order, copying
+    that row-major, and viewing them back (so the gradient needs nothing new)."""
+    fmt = check_memory_format(memory_format, function)
+    if fmt is preserve_format:
+        return x
+    if is_laid_out(x._shape, x._strides, fmt):
+        return x
+    order = dimension_order(fmt, x.ndim)
+    back = tuple(order.index(d) for d in range(x.ndim))
+    return permute(contiguous(permute(x, order)), back)
 
 
 def flip(x: Tensor, *args: Any, dims: Any = None) -> Tensor:
