@@ -68,7 +68,7 @@ def test_ranks_that_disagree_all_raise_naming_both_calls():
 def test_a_collective_only_some_ranks_call_times_out_naming_the_absent():
     done, output = run_and_check_nothing_left(2, "absent")
     assert done.returncode != 0, explain(done)
-    assert "timed out after 0:00:02: rank [1] never called it" in output, explain(done)
+    assert "timed out after 0:00:01: rank [1] never called it" in output, explain(done)
     assert "finished" not in done.stdout, explain(done)
 
 

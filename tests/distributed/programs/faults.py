@@ -5,8 +5,9 @@ waits forever.
 * ``disagree``: calls that cannot run together (shapes, dtypes, collectives, roots,
   point-to-point shapes, new_group members, all_to_all counts), each caught on every rank as a
   DistBackendError naming both calls; the world is re-initialized after each;
-* ``absent``: rank 0 all-reduces, the others never do (timeout 2 s);
-* ``caught``: as ``absent``, but rank 0 catches the timeout and returns normally;
+* ``absent``: rank 0 all-reduces on a group with a timeout of 1 s, the others never do;
+* ``caught``: as ``absent`` (a ``wait(timeout=1 s)``), but rank 0 catches the timeout
+  and returns normally;
 * ``raises``: rank 1 raises ZeroDivisionError while the others wait in all_reduce;
 * ``killed``: rank 1 kills itself (SIGKILL) while the others wait in all_reduce.
 """
@@ -21,7 +22,7 @@ import minitorch as torch
 import minitorch.distributed as dist
 
 scenario = sys.argv[1]
-dist.init_process_group("mpi", timeout=timedelta(seconds=2 if scenario in ("absent", "caught") else 60))
+dist.init_process_group("mpi", timeout=timedelta(seconds=60))
 rank, n = dist.get_rank(), dist.get_world_size()
 
 
@@ -76,10 +77,15 @@ if scenario == "disagree":
     assert x.item() == sum(range(n))
     print(f"rank {rank}: all disagreements reported", flush=True)
 elif scenario in ("absent", "caught"):
+    x = torch.ones(2)
+    impatient = dist.new_group(timeout=timedelta(seconds=1))  # every rank is here: a group timeout
     if rank == 0:
         started = time.monotonic()
         try:
-            dist.all_reduce(torch.ones(2))
+            if scenario == "absent":
+                dist.all_reduce(x, group=impatient)  # the group's timeout
+            else:
+                dist.all_reduce(x, async_op=True).wait(timeout=timedelta(seconds=1))  # the call's
         except dist.DistBackendError as error:
             print(f"rank 0 after {time.monotonic() - started:.1f} s: {error}", flush=True)
             if scenario == "absent":
