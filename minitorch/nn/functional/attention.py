@@ -91,7 +91,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         value = _repeat_heads(value, query.shape[-3] // value.shape[-3])
     length, source = query.shape[-2], key.shape[-2]
     factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = (query @ key.transpose(-2, -1)) * factor
+    if factor >= 0:  # PyTorch scales each side by sqrt(scale): the same float32 rounding
+        root = math.sqrt(factor)
+        scores = (query * root) @ (key.transpose(-2, -1) * root)
+    else:
+        scores = (query @ key.transpose(-2, -1)) * factor
     allowed = None  # bool [.., L, S]: True where a query may look at a key
     if is_causal:
         allowed = creation.ones(length, source, dtype=bool_, device=query.device).tril()
