@@ -127,11 +127,20 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([g.reshape(-1) for g in grids], dim=1)
 
 
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0) -> Tensor:
+CDIST_COMPUTE_MODES = (
+    "use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist",
+)  # fmt: skip
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = CDIST_COMPUTE_MODES[0]) -> Tensor:
     """Distances between every row of ``x1`` ``[.., P, M]`` and every row of ``x2``
-    ``[.., R, M]``: ``out[.., i, j] = ||x1[.., i, :] - x2[.., j, :]||_p``, shape ``[.., P, R]``."""
+    ``[.., R, M]``: ``out[.., i, j] = ||x1[.., i, :] - x2[.., j, :]||_p``, shape ``[.., P, R]``.
+    ``compute_mode`` picks PyTorch's shortcut for p=2 (``|a|^2 + |b|^2 - 2 a.b`` by a matrix
+    product); minitorch always takes the differences, the exact way, so every mode agrees."""
     require_tensor("cdist", x1, "x1", 1)
     require_tensor("cdist", x2, "x2", 2)
+    if compute_mode not in CDIST_COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:

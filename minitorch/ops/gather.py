@@ -65,9 +65,14 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     return as_index_tensor(np.stack(found, axis=1)[:, : x.ndim].astype(np.int64), x)
 
 
-def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | None) -> None:
+def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | None) -> Tensor:
+    """Check ``index`` as PyTorch does and return it as int64 (the kernels' index type):
+    PyTorch takes int32 indices too, and an empty index of any integer dtype."""
+    empty_integers = index.numel() == 0 and index.dtype is not bool_ and not index.dtype.is_floating_point
+    if index.dtype is int32 or empty_integers:
+        index = cast(index, int64)
     if index.dtype is not int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
         raise RuntimeError(
             f"Index tensor must have the same number of dimensions as input tensor "
@@ -93,6 +98,7 @@ def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | 
             raise RuntimeError(f"index {worst} is out of bounds for dimension {dim} with size {size}")
 
     dispatch.validate(index, check)
+    return index
 
 
 def _reads_as_1d(x: Tensor, index: Tensor) -> bool:
@@ -144,7 +150,7 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
     d = normalize_dim(dim, x.ndim)
     if _reads_as_1d(x, index):
         return gather(x.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
-    _check_index("gather", x, d, index, None)
+    index = _check_index("gather", x, d, index, None)
     return Gather.apply(x, d, index)
 
 
@@ -179,7 +185,7 @@ def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     if _reads_as_1d(x, index):
         flat_src = src.reshape(-1) if src.ndim == 0 else src
         return scatter_add(x.reshape(-1), 0, index.reshape(-1), flat_src).reshape(x.shape)
-    _check_index("scatter_add", x, d, index, src)
+    index = _check_index("scatter_add", x, d, index, src)
     return ScatterAdd.apply(x, d, index, src)
 
 

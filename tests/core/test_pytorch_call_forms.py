@@ -49,3 +49,44 @@ def test_floor_rounded_division_has_a_zero_gradient_as_in_pytorch():
         np.testing.assert_array_equal(leaf.grad.numpy(), reference.grad.numpy())
     with pytest.raises(RuntimeError, match="floor_divide"):
         minitorch.floor_divide(a, b).sum().backward()
+
+
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_gather_and_scatter_add_take_int32_indices_as_pytorch(index_dtype):
+    x, t = pair((5, 3), 3)
+    positions = np.array([[4, 0, 2], [1, 1, 3]])
+    index = minitorch.tensor(positions, dtype=getattr(minitorch, index_dtype))
+    torch_index = torch.tensor(positions, dtype=getattr(torch, index_dtype))
+    x.requires_grad_(True)
+    t.requires_grad_(True)
+    got, expected = minitorch.gather(x, 0, index), torch.gather(t, 0, torch_index)
+    np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
+    got.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+    source, torch_source = pair((2, 3), 4)
+    added = minitorch.scatter_add(x.detach(), 0, index, source)
+    np.testing.assert_array_equal(
+        added.numpy(), torch.scatter_add(t.detach(), 0, torch_index, torch_source).numpy()
+    )
+
+
+def test_gather_index_dtypes_pytorch_refuses_are_refused():
+    x = minitorch.randn(5, 3)
+    with pytest.raises(RuntimeError, match="Expected dtype int32/int64 for index"):
+        minitorch.gather(x, 0, minitorch.tensor([[1, 2, 0]], dtype=minitorch.uint8))
+    empty = minitorch.gather(x, 0, minitorch.zeros(0, 3, dtype=minitorch.uint8))  # empty: taken, as there
+    assert empty.shape == (0, 3)
+
+
+@pytest.mark.parametrize(
+    "mode", ["use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"]
+)
+def test_cdist_takes_pytorchs_compute_modes(mode):
+    a, ta = pair((2, 4, 3), 5)
+    b, tb = pair((2, 5, 3), 6)
+    np.testing.assert_allclose(
+        minitorch.cdist(a, b, 2.0, mode).numpy(), torch.cdist(ta, tb, 2.0, mode).numpy(), rtol=1e-10
+    )
+    with pytest.raises(ValueError, match="compute_mode"):
+        minitorch.cdist(a, b, compute_mode="fast")
