@@ -127,14 +127,18 @@ function render({ model, el: host }) {
   // "fit": see the top of this file. The canvas (and the details beside it) take the
   // graph's height at the chosen zoom.
   // Too wide to read at MIN_FIT, a watched model's graph is not shrunk further: its
-  // outermost modules are collapsed (once, until the student ticks a box), each into one
-  // node a double click opens. Python lays the graph out again; draw() then fits it.
+  // outermost modules (a model's dozen or fewer children; not the 200 layers of a long
+  // chain, which collapsing would not narrow) are collapsed, once, until the student
+  // ticks a box, each into one node a double click opens. Python lays the graph out
+  // again; draw() then fits it.
+  const MOST_GROUPS = 12;
   let modulesChosen = false;
   let fitAfterDraw = false;
   function collapseToFit(width, room) {
     const graph = model.get("graph");
     if (modulesChosen || width * MIN_FIT <= room || !graph.modules.length || model.get("collapsed").length) return false;
     const outer = graph.modules.filter((p) => !graph.modules.some((q) => q !== p && p.startsWith(q + ".")));
+    if (outer.length > MOST_GROUPS) return false;
     fitAfterDraw = true;
     model.set("collapsed", outer);
     model.save_changes();

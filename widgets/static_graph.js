@@ -10,10 +10,12 @@ import { drawGraph } from "./graph.js";
 // 10 px or more, so the zoom stays at MIN_ZOOM = 10/11 or above. A captured graph is
 // long and often wider than half a notebook: "fit" (also the first view, and again
 // whenever the canvas changes width) first collapses the phase bands that do not fit
-// the width at MIN_ZOOM, each into one row ("▸ backward · 18 nodes"), and only then
-// picks the zoom. A student opens a band by clicking its name (the others stay as they
-// are until "fit" is pressed again); one that is still too wide is dragged sideways
-// inside its canvas, never the page.
+// the width at MIN_ZOOM, each into one row ("▸ backward · 18 nodes"), then the later
+// phases that would make the canvas taller than MAX_CANVAS, and only then picks the
+// zoom. A student opens a band by clicking its name (the others stay as they are until
+// "fit" is pressed again); one still too wide or too tall is dragged inside its
+// canvas, never the page. The two canvases sit side by side while half the widget
+// shows the captured graph's first phase open, else one above the other.
 const MIN_ZOOM = 10 / 11;
 const MAX_ZOOM = 1;
 const PAD = 10;
@@ -115,21 +117,35 @@ function canvas(graph, side, onSelect, afterDraw) {
     svg.dataset.zoom = k.toFixed(3);
   }
 
-  // Collapse bands until the rest fits the width at MIN_ZOOM: each time the band whose
-  // collapse leaves the narrowest graph (the later one of equals: the forward stays open).
+  // What keeps the graph with these bands closed from fitting: "width" (too wide at
+  // MIN_ZOOM), "height" (taller than MAX_CANVAS at the zoom that fits the width), or "".
+  function misfit(closed, room) {
+    const { width } = extent(closed);
+    if (width * MIN_ZOOM > room) return "width";
+    const k = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, room / width));
+    const height = graph.layout.height - [...closed].reduce((sum, i) => sum + bands[i].height - COLLAPSED, 0);
+    return height * k + 2 * PAD > MAX_CANVAS ? "height" : "";
+  }
+
+  // Collapse bands until the rest fits: for the width, each time the band whose collapse
+  // leaves the narrowest graph (the later one of equals); for the height, the last open
+  // band. Never the first: the forward stays open, the later phases are rows below it.
   function fit(byStudent = false) {
     if (byStudent) chosen = false;
     if (!chosen) {
       collapsed.clear();
       const room = svg.getBoundingClientRect().width - 2 * PAD;
-      while (extent(collapsed).width * MIN_ZOOM > room && collapsed.size < bands.length) {
-        let best = -1;
-        let bestWidth = Infinity;
-        bands.forEach((_, i) => {
-          if (collapsed.has(i)) return;
-          const width = extent(new Set([...collapsed, i])).width;
-          if (width <= bestWidth) { best = i; bestWidth = width; }
-        });
+      for (let why = misfit(collapsed, room); why; why = misfit(collapsed, room)) {
+        const open = bands.map((_, i) => i).filter((i) => i > 0 && !collapsed.has(i));
+        if (!open.length) break; // the first phase alone: drawn at MIN_ZOOM, dragged if wider
+        let best = open[open.length - 1];
+        if (why === "width") {
+          let narrowest = Infinity;
+          for (const i of open) {
+            const width = extent(new Set([...collapsed, i])).width;
+            if (width <= narrowest) { best = i; narrowest = width; }
+          }
+        }
         collapsed.add(best);
       }
     }
@@ -147,7 +163,10 @@ function canvas(graph, side, onSelect, afterDraw) {
   let started = false;
   draw();
   started = true;
-  return { svg, nodes: () => drawn.nodes, fit, open: (i) => { if (collapsed.has(i)) toggle(i); } };
+  // The width the first band needs open, at MIN_ZOOM (render() stacks the canvases when
+  // half the widget is narrower).
+  const firstBandWidth = () => extent(new Set(bands.map((_, i) => i).filter((i) => i > 0))).width * MIN_ZOOM + 2 * PAD;
+  return { svg, nodes: () => drawn.nodes, fit, firstBandWidth };
 }
 
 function details(node, side) {
@@ -199,7 +218,8 @@ function render({ model, el: host }) {
       "pass autograd=loss, the loss of an eager call (a compiled function's first call runs eagerly), to draw its autograd graph here"));
   }
   const panel = el("div", { class: "mt-details" }, el("div", { class: "mt-muted" }, "click a node for its details"));
-  root.append(header, el("div", { class: "mt-main" }, ...columns), panel);
+  const main = el("div", { class: "mt-main" }, ...columns);
+  root.append(header, main, panel);
   host.append(root);
   root.dataset.nodes = captured.nodes.length;
   root.dataset.kernels = s.kernels;
@@ -220,6 +240,10 @@ function render({ model, el: host }) {
   }
 
   const stops = [left, right].filter(Boolean).map((pane) => watchWidth(pane.svg, () => pane.fit()));
+  // Side by side while half the width shows the captured graph's first phase open; else
+  // one above the other (each canvas then fits itself again: its width changed).
+  const arrange = (width) => main.classList.toggle("mt-stacked", right !== null && (width - 8) / 2 < left.firstBandWidth());
+  stops.push(watchWidth(main, arrange));
   fitButton.addEventListener("click", () => { left.fit(true); if (right) right.fit(true); });
   showDetails();
   model.on("change:selected", showDetails);

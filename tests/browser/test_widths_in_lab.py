@@ -125,7 +125,7 @@ PROBLEMS = """(minimum) => {
     }
     for (const canvas of root.querySelectorAll('svg.mt-canvas')) {
       const c = canvas.getBoundingClientRect();
-      const drawn = [...canvas.querySelectorAll('[data-node]')].filter(shown);
+      const drawn = [...canvas.querySelectorAll('[data-node], .mt-band rect')].filter(shown);
       const nodes = drawn.map((n) => n.getBoundingClientRect());
       if (!nodes.length) continue;
       const left = Math.min(...nodes.map((n) => n.left));
@@ -171,6 +171,8 @@ def test_every_widget_fits_1400_1000_and_700_px_with_file_browser(lab_server, br
 
     base, token, root = lab_server
     (Path(root) / NOTEBOOK).write_text(notebook_json())
+    for old in OUTPUT.glob("widths-*.png"):  # (an earlier run's pictures, numbered differently)
+        old.unlink()
     context = browser.new_context(viewport={"width": 1400, "height": 2000})
     page = context.new_page()
     console_errors: list[str] = []
