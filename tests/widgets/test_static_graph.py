@@ -108,9 +108,12 @@ def test_phases_are_bands_in_the_order_they_ran() -> None:
         assert phases[node.name] == expected
     boxes = widget.captured["layout"]["boxes"]
     for band, members in zip(bands, widget.extracted.bands):
+        assert band["members"] == members["nodes"]  # what the front end collapses into one row
         for node_id in members["nodes"]:
             y, height = boxes[node_id][1], boxes[node_id][3]
             assert band["y"] <= y and y + height <= band["y"] + band["height"]
+    in_bands = [node_id for band in bands for node_id in band["members"]]
+    assert sorted(in_bands) == sorted(boxes)  # each node in exactly one band
 
 
 def test_adam_state_is_named_and_updated_by_the_step() -> None:
