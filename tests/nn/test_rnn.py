@@ -254,3 +254,9 @@ def test_bad_arguments_raise_pytorchs_errors() -> None:
         mt.nn.GRUCell(3, 4)(mt.randn(1, 2, 3))
     with pytest.raises(RuntimeError, match="lengths"):
         mt.nn.utils.rnn.pack_padded_sequence(mt.randn(5, 2, 3), [2, 5])
+    with pytest.raises(RuntimeError, match="iterable"):  # PyTorch's type here
+        mt.nn.utils.rnn.pad_sequence(None)
+    with pytest.raises(TypeError):
+        mt.nn.utils.rnn.pad_sequence([mt.ones(2), "x"])
+    with pytest.raises(TypeError):
+        mt.nn.utils.rnn.pack_padded_sequence(None, [1])

@@ -145,7 +145,8 @@ def pad_sequence(sequences: Sequence[Tensor] | Tensor, batch_first: bool = False
     if isinstance(sequences, Tensor):
         sequences = list(sequences.unbind(0))
     if isinstance(sequences, (str, bytes)) or not isinstance(sequences, Sequence):
-        raise TypeError(f"pad_sequence expects a sequence of tensors, got {type(sequences).__name__}")
+        raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of "
+                           f"type: {type(sequences)}")  # fmt: skip
     if padding_side not in ("left", "right"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if not sequences:
