@@ -145,31 +145,39 @@ class RNNBase(Module):
                 raise RuntimeError(f"Expected hidden size {(cells, batch, size)}, got {list(state.shape)}")
         return states
 
-    def forward(self, input: Any, hx: Any = None) -> tuple[Any, Any]:  # noqa: A002
+    def _sequence_first(self, input: Any, hx: Any) -> tuple[Tensor, Any, bool]:  # noqa: A002
+        """Check a tensor input; view it as ``[L, N, features]`` (a batch of one for an
+        unbatched input, whose ``hx`` gets one too). Returns ``(input, hx, batched)``."""
         name = type(self).__name__
+        require_tensor(name, input)
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead")
+        batched = input.ndim == 3
+        if hx is not None:
+            first = hx[0] if self.mode == "LSTM" else hx
+            require_tensor(name, first)
+            if first.ndim != (3 if batched else 2):
+                kind = "batched 3-D" if batched else "unbatched 2-D"
+                raise RuntimeError(f"For {kind} input, hx should also be {input.ndim}-D but got "
+                                   f"{first.ndim}-D tensor")  # fmt: skip
+        if not batched:
+            input = input.unsqueeze(1)
+            if hx is not None:
+                hx = tuple(h.unsqueeze(1) for h in hx) if self.mode == "LSTM" else hx.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        return input, hx, batched
+
+    def forward(self, input: Any, hx: Any = None) -> tuple[Any, Any]:  # noqa: A002
+        """``output, h_n`` (an LSTM: ``output, (h_n, c_n)``); ``output`` is a
+        ``PackedSequence`` when ``input`` is one."""
         packed = isinstance(input, PackedSequence)
         if packed:
             sorted_indices, unsorted_indices = input.sorted_indices, input.unsorted_indices
             input, lengths = pad_packed_sequence(input)  # [L, N, features], the caller's order
             batched = True
         else:
-            require_tensor(name, input)
-            if input.ndim not in (2, 3):
-                raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead")
-            batched = input.ndim == 3
-            if hx is not None:
-                first = hx[0] if self.mode == "LSTM" else hx
-                require_tensor(name, first)
-                if first.ndim != (3 if batched else 2):
-                    kind = "batched 3-D" if batched else "unbatched 2-D"
-                    raise RuntimeError(f"For {kind} input, hx should also be {input.ndim}-D but got "
-                                       f"{first.ndim}-D tensor")  # fmt: skip
-            if not batched:
-                input = input.unsqueeze(1)
-                if hx is not None:
-                    hx = tuple(h.unsqueeze(1) for h in hx) if self.mode == "LSTM" else hx.unsqueeze(1)
-            elif self.batch_first:
-                input = input.transpose(0, 1)
+            input, hx, batched = self._sequence_first(input, hx)
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")  # fmt: skip
