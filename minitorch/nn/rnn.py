@@ -35,7 +35,12 @@ from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn.module import Module, Parameter
 from minitorch.nn.rnn_cells import check_size, gru_step, lstm_step, reset_uniform, rnn_step
-from minitorch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+from minitorch.nn.utils.rnn import (
+    PackedSequence,
+    invert_permutation,
+    pack_padded_sequence,
+    pad_packed_sequence,
+)
 from minitorch.ops.common import require_tensor
 from minitorch.ops.shape import cat, stack
 
@@ -185,7 +190,9 @@ class RNNBase(Module):
         mask = _length_mask(lengths, input) if packed else None
         output, finals = input, []
         for layer in range(self.num_layers):
-            if layer > 0 and self.dropout > 0:
+            if layer > 0 and self.dropout > 0 and packed:
+                output = _dropout_packed(output, lengths, sorted_indices, self.dropout, self.training)
+            elif layer > 0 and self.dropout > 0:
                 output = F.dropout(output, self.dropout, self.training)
             results = []
             for d, suffix in enumerate(("", "_reverse")[: 2 if self.bidirectional else 1]):
@@ -239,6 +246,18 @@ class RNNBase(Module):
         if self.bidirectional:
             text += ", bidirectional=True"
         return text
+
+
+def _dropout_packed(padded: Tensor, lengths: Tensor, sorted_indices: Tensor | None, p: float,
+                    training: bool) -> Tensor:  # fmt: skip
+    """Dropout between the layers of a packed batch, drawn over the packed steps only
+    (as PyTorch draws it, so the same seed gives the same masks); returns it padded."""
+    if sorted_indices is not None:
+        padded, lengths = padded.index_select(1, sorted_indices), lengths[sorted_indices.to("cpu")]
+    packed = pack_padded_sequence(padded, lengths)
+    dropped = PackedSequence(F.dropout(packed.data, p, training), packed.batch_sizes, sorted_indices,
+                             invert_permutation(sorted_indices))  # fmt: skip
+    return pad_packed_sequence(dropped)[0]
 
 
 def _length_mask(lengths: Tensor, input: Tensor) -> Tensor:  # noqa: A002

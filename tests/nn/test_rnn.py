@@ -157,6 +157,21 @@ def test_dropout_between_layers_draws_pytorchs_masks(kind: str) -> None:
     compare(a, b, [x], call=seeded)
 
 
+@same_dropout_masks
+@pytest.mark.parametrize("kind", sorted(LAYERS))
+def test_dropout_of_a_packed_batch_draws_pytorchs_masks(kind: str) -> None:
+    ours, theirs = LAYERS[kind]
+    a, b = ours(3, 4, num_layers=2, dropout=0.5), theirs(3, 4, num_layers=2, dropout=0.5)
+    x = np.random.default_rng(6).standard_normal((5, 3, 3)).astype(np.float32)
+
+    def seeded(module: Any, x: Any) -> Any:
+        library = mt if isinstance(module, mt.nn.Module) else torch
+        library.manual_seed(9)
+        return module(library.nn.utils.rnn.pack_padded_sequence(x, [3, 5, 2], enforce_sorted=False))
+
+    compare(a, b, [x], call=seeded)
+
+
 def test_dropout_between_layers_changes_training_output() -> None:
     layer = mt.nn.LSTM(3, 4, num_layers=2, dropout=0.9)
     x = mt.randn(5, 2, 3)
