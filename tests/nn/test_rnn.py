@@ -241,6 +241,9 @@ def test_pad_sequence_matches_pytorch() -> None:
         mt.nn.utils.rnn.unpack_sequence(packed), torch.nn.utils.rnn.unpack_sequence(reference)
     ):
         assert_close(mine, ref)
+    as_double = packed.double()
+    assert as_double.data.dtype == mt.float64 and as_double.batch_sizes is packed.batch_sizes
+    assert as_double.float().data.dtype == mt.float32 and not packed.cpu().is_cuda
 
 
 def test_bad_arguments_raise_pytorchs_errors() -> None:

@@ -43,6 +43,18 @@ class PackedSequence(NamedTuple):
         move = lambda t: None if t is None else t.to(data.device)  # noqa: E731
         return PackedSequence(data, self.batch_sizes, move(self.sorted_indices), move(self.unsorted_indices))
 
+    def cpu(self) -> PackedSequence:
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> PackedSequence:
+        return self.to("cuda" if device is None else device)
+
+    def float(self) -> PackedSequence:  # noqa: A003 (PyTorch's name)
+        return PackedSequence(self.data.float(), *self[1:])
+
+    def double(self) -> PackedSequence:
+        return PackedSequence(self.data.double(), *self[1:])
+
     @property
     def is_cuda(self) -> bool:
         return self.data.is_cuda
