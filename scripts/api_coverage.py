@@ -67,6 +67,19 @@ def known_failures(results) -> dict:
     return dict(sorted(found.items()))
 
 
+def known_failures_text(ops: dict, failures: dict) -> str:
+    """The JSON of tests/opinfo_known_failures.json, one op or failure a line."""
+    lines = ["{", ' "ops": {']
+    lines += [f"  {json.dumps(name)}: {json.dumps(dtypes)}," for name, dtypes in ops.items()]
+    lines[-1] = lines[-1].rstrip(",")
+    lines += [" },", ' "failures": {']
+    lines += [f"  {json.dumps(key)}: {json.dumps(reason)}," for key, reason in failures.items()]
+    if failures:
+        lines[-1] = lines[-1].rstrip(",")
+    lines += [" }", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def opinfo_section(entries, left_out, results, limit) -> str:
     present = [r for r in results if r.present]
     runs = [run for r in present for _, _, run in r.runs]
@@ -314,9 +327,7 @@ def main(argv=None) -> None:
             r.name: sorted({dtype for dtype, _, _ in r.runs}) for r in sorted(results, key=lambda r: r.name)
         }
         ops = {name: dtypes for name, dtypes in ops.items() if dtypes and present[name]}
-        KNOWN_FAILURES.write_text(
-            json.dumps({"ops": ops, "failures": known_failures(results)}, indent=1) + "\n"
-        )
+        KNOWN_FAILURES.write_text(known_failures_text(ops, known_failures(results)))
     write(opinfo_section(entries, left_out, results, options.samples), namespace_section())
 
 

@@ -140,6 +140,13 @@ def resolve(path: str):
     return value
 
 
+def seeded(function, *args, **kwargs):
+    """OpInfo's ``wrapper_set_seed`` on minitorch: seed 42 (as there), then call."""
+    with minitorch.random.fork_rng():
+        minitorch.manual_seed(42)
+        return function(*args, **kwargs)
+
+
 def rebound(function: types.FunctionType) -> types.FunctionType:
     """OpInfo's own wrapper (a lambda calling ``x.float()`` or ``torch.foo(...)``) with
     ``torch`` in its globals replaced by ``minitorch``: the same call, on minitorch."""
@@ -147,6 +154,8 @@ def rebound(function: types.FunctionType) -> types.FunctionType:
     names["torch"] = minitorch
     if "F" in names:
         names["F"] = minitorch.nn.functional
+    if "wrapper_set_seed" in names:
+        names["wrapper_set_seed"] = seeded
     copy = types.FunctionType(
         function.__code__, names, function.__name__, function.__defaults__, function.__closure__
     )
@@ -244,6 +253,11 @@ class SampleRun:
     def __init__(self, op, sample, function, device: str = "cpu", gradgrad: bool = False, seed: int = 0):
         self.forward = self.backward = self.gradgrad = "n/a"
         self.torch_accepts = False
+        try:  # before torch runs: an in-place op changes the sample
+            mt_input, mt_args, mt_kwargs = to_minitorch((sample.input, sample.args, sample.kwargs), device)
+            unconvertible = None
+        except Unconvertible as error:
+            unconvertible = f"not convertible: {error}"
         torch.manual_seed(seed)  # random ops: both generators give PyTorch's stream
         try:
             with warnings.catch_warnings():
@@ -252,10 +266,8 @@ class SampleRun:
         except Exception:
             return
         self.torch_accepts = True
-        try:
-            mt_input, mt_args, mt_kwargs = to_minitorch((sample.input, sample.args, sample.kwargs), device)
-        except Unconvertible as error:
-            self.forward = f"not convertible: {error}"
+        if unconvertible:
+            self.forward = unconvertible
             return
         pairs = [
             (t, m)
@@ -311,15 +323,15 @@ class SampleRun:
         try:
             mt_cotangents = [tensor_to_minitorch(c, actual_out[0].device.type) for c in cotangents]
             usable = [(o, c) for o, c in zip(actual_out, mt_cotangents) if o.requires_grad]
-            if not usable:
-                return "output does not require grad", None
-            grads = minitorch.autograd.grad(
-                [o for o, _ in usable],
-                [m for _, m in pairs],
-                [c for _, c in usable],
-                allow_unused=True,
-                create_graph=create_graph,
-            )
+            grads = [None] * len(pairs)  # an output that does not require grad contributes 0
+            if usable:
+                grads = minitorch.autograd.grad(
+                    [o for o, _ in usable],
+                    [m for _, m in pairs],
+                    [c for _, c in usable],
+                    allow_unused=True,
+                    create_graph=create_graph,
+                )
         except Exception as error:
             return reason_of(error), None
         for index, (grad, torch_grad) in enumerate(zip(grads, expected_grads)):
@@ -345,10 +357,14 @@ class SampleRun:
         )
         try:
             mt_used = [mt_grads[i] for i in used]
-            if any(g is None or not g.requires_grad for g in mt_used):
-                return "first-order gradient does not require grad"
-            mt_weights = [tensor_to_minitorch(w, mt_used[0].device.type) for w in weights]
-            actual = minitorch.autograd.grad(mt_used, [m for _, m in pairs], mt_weights, allow_unused=True)
+            connected = [k for k, g in enumerate(mt_used) if g is not None and g.requires_grad]
+            actual = [None] * len(pairs)  # a gradient that does not require grad: its derivative is 0
+            if connected:
+                mt_weights = [tensor_to_minitorch(weights[k], mt_used[k].device.type) for k in connected]
+                outputs = [mt_used[k] for k in connected]
+                actual = minitorch.autograd.grad(
+                    outputs, [m for _, m in pairs], mt_weights, allow_unused=True
+                )
         except Exception as error:
             return reason_of(error)
         for index, (grad, torch_grad) in enumerate(zip(actual, expected)):
