@@ -67,8 +67,7 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     gen, sizes, dtype = generator_or_default(generator), _sizes((tuple(size),)), as_dtype(dtype or int64)
-    wide = dtype.name in ("int64", "float64", "float32", "bfloat16")
-    values = transforms.integers(gen, int(np.prod(sizes)), int(low), int(high), wide).reshape(sizes)
+    values = transforms.integers(gen, int(np.prod(sizes)), int(low), int(high)).reshape(sizes)
     return _finish(values, dtype, device, False)
 
 

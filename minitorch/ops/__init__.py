@@ -19,10 +19,16 @@
 | ``cross.py``    | ``cross``, ``linalg_cross``                                  |
 | ``meshgrid.py`` | ``meshgrid`` (expanded views)                                |
 | ``log_tan_round.py`` | ``tan``, ``log10``, ``log2``, ``round``                  |
+| ``special_math.py`` | ``expm1``, ``lgamma``, ``digamma``, ``erfinv``, ``asinh``...  |
+| ``float_parts.py`` | ``trunc``, ``frac``, ``copysign``, ``fmod``, ``fmax``, ``gcd``... |
+| ``exp_log_formulas.py`` | ``exp2``, ``logaddexp``, ``xlogy``, ``hypot``, ``sinc``...  |
+| ``aliases.py``  | ``absolute``, ``greater``, ``swapaxes``...: PyTorch's second names |
 | ``rearrange.py``| ``repeat``, ``tile``, ``roll``, ``movedim``, ``view_as``     |
 | ``median.py``   | ``median`` (from ``sort``)                                   |
 | ``histogram.py``| ``bincount``, ``histc``, ``histogram``, ``searchsorted``     |
 | ``storage.py``  | ``untyped_storage``, ``storage``, ``data_ptr``, ``nbytes``   |
+| ``products.py`` | ``addmm``, ``baddbmm``, ``inner``, ``kron``, ``trace``, ``matrix_power`` |
+| ``stacking.py`` | ``hstack``, ``tensor_split``, ``rot90``, ``select_scatter``... |
 
 Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so that
 ``minitorch.exp(x)`` and ``x.exp()`` are the same code.
@@ -37,6 +43,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import gradient_edge
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.ops import (
+    aliases,
     binary,
     compare,
     composite,
@@ -50,6 +57,7 @@ from minitorch.ops import (
     linalg,
     log_tan_round,
     median,
+    random_inplace,
     rearrange,
     reduce,
     scan,
@@ -60,6 +68,7 @@ from minitorch.ops import (
     svd,
     unary,
 )
+from minitorch.ops import products, stacking
 from minitorch.ops.common import KEEPDIMS_REDUCTIONS, accepts_keepdims
 
 
@@ -214,6 +223,8 @@ METHODS: dict[str, Any] = {
     "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.mul_, "div_": inplace.div_,
     "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
     "resize_": inplace.resize_, "uniform_": inplace.uniform_, "normal_": inplace.normal_,
+    "bernoulli_": random_inplace.bernoulli_, "exponential_": random_inplace.exponential_,
+    "random_": random_inplace.random_,
     # (and every op's own in-place form: sin_, clamp_, t_... see below)
     # formulas of other ops
     "addcmul": composite.addcmul, "addcdiv": composite.addcdiv, "lerp": composite.lerp,
@@ -272,7 +283,10 @@ METHODS: dict[str, Any] = {
     "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
 }  # fmt: skip
 
+for _module in (products, stacking):  # each newer ops file lists its own methods
+    METHODS.update(_module.METHODS)
 METHODS.update({name: accepts_keepdims(METHODS[name]) for name in KEEPDIMS_REDUCTIONS})
+METHODS.update(aliases.methods())  # expm1, hypot, absolute, greater...: aliases.py
 METHODS.update(inplace.variants(METHODS))  # sin_, clamp_, t_, ...: one list in inplace.py
 
 for _name, _function in METHODS.items():
