@@ -6,6 +6,7 @@
 | ``container.py``     | ``Sequential``, ``ModuleList``, ``ModuleDict``              |
 | ``linear.py``        | ``Linear``, ``Identity``, ``Flatten``                       |
 | ``activation.py``    | ``ReLU``, ``LeakyReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``, ...  |
+| ``activation_family.py`` | ``Hardtanh``, ``ELU``, ``SELU``, ``Softplus``, ``PReLU``, ``GLU``, ... |
 | ``conv.py``          | ``Conv1d``, ``Conv2d``                                      |
 | ``pooling.py``       | ``MaxPool2d``, ``AvgPool2d``                                |
 | ``normalization.py`` | ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``             |
@@ -25,6 +26,28 @@
 
 from minitorch.nn import functional, init, parallel, utils
 from minitorch.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from minitorch.nn.activation_family import (
+    CELU,
+    ELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LogSigmoid,
+    Mish,
+    PReLU,
+    ReLU6,
+    RReLU,
+    Softmax2d,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)  # fmt: skip
 from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv1d, Conv2d
@@ -57,4 +80,7 @@ __all__ = [
     "RNNCell", "RNNCellBase", "parallel", "utils",
     "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
     "TransformerEncoder", "TransformerEncoderLayer",
+    "CELU", "ELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
+    "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
+    "Softsign", "Tanhshrink", "Threshold",
 ]  # fmt: skip

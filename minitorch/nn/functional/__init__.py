@@ -5,6 +5,7 @@ weights and call these).
 | file                | functions                                                  |
 | ------------------- | ---------------------------------------------------------- |
 | ``activation.py``   | ``relu``, ``leaky_relu``, ``gelu``, ``softmax``, ...         |
+| ``activation_family.py`` | ``hardtanh``, ``elu``, ``selu``, ``softplus``, ``prelu``, ``glu``, ... |
 | ``linear.py``       | ``linear``, ``dropout``, ``embedding``, ``one_hot``          |
 | ``conv.py``         | ``conv1d``, ``conv2d``, ``unfold``, ``fold``, ``pad``        |
 | ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
@@ -24,6 +25,27 @@ from minitorch.nn.functional.activation import (
     softmax,
     tanh,
 )
+from minitorch.nn.functional.activation_family import (
+    celu,
+    elu,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    logsigmoid,
+    mish,
+    prelu,
+    relu6,
+    rrelu,
+    selu,
+    softmin,
+    softplus,
+    softshrink,
+    softsign,
+    tanhshrink,
+    threshold,
+)  # fmt: skip
 from minitorch.nn.functional.attention import scaled_dot_product_attention
 from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
@@ -52,4 +74,7 @@ __all__ = [
     "log_softmax", "max_pool1d", "max_pool2d", "mse_loss", "nll_loss", "one_hot", "pad",
     "relu", "sigmoid", "silu", "softmax", "tanh", "unfold",
     "multi_head_attention_forward", "scaled_dot_product_attention",
+    "celu", "elu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "logsigmoid",
+    "mish", "prelu", "relu6", "rrelu", "selu", "softmin", "softplus", "softshrink", "softsign",
+    "tanhshrink", "threshold",
 ]  # fmt: skip
