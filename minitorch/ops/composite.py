@@ -114,9 +114,11 @@ def diff(x: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any 
     return x.clone() if x is given else x  # n = 0: a copy, as in PyTorch
 
 
-def scatter(x: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+def scatter(x: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:  # fmt: skip
     """``x`` with ``src`` (a tensor, or one number) written at the positions ``index``
     names along ``dim``: for dim 1 of a 2-D tensor, ``out[i][index[i][j]] = src[i][j]``.
+    ``reduce="add"`` adds instead of writing (``scatter_add``).
 
     Written as "scatter_add into zeros, then pick where something was written". When
     ``index`` names one position twice, the last write wins, as in PyTorch's CPU loop:
@@ -126,6 +128,13 @@ def scatter(x: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any =
         src = value
     if is_number(src):
         src = x.new_full(tuple(index.shape), src)
+    if reduce == "add":
+        used = src[tuple(slice(0, size) for size in index.shape)] if src.ndim else src
+        return x.scatter_add(dim, index, used.to(x.dtype))
+    if reduce is not None:
+        if reduce != "multiply":
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        raise NotImplementedError("minitorch's scatter supports reduce='add' only, not 'multiply'")
     written = x.new_zeros(x.shape).scatter_add(dim, index, index.new_ones(index.shape).to(x.dtype))
     used = src[tuple(slice(0, size) for size in index.shape)] if src.ndim else src
     if x.ndim:

@@ -5,6 +5,8 @@ derivative stays an error there and here)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -90,3 +92,20 @@ def test_cdist_takes_pytorchs_compute_modes(mode):
     )
     with pytest.raises(ValueError, match="compute_mode"):
         minitorch.cdist(a, b, compute_mode="fast")
+
+
+def test_scatter_with_reduce_add_is_scatter_add_as_in_pytorch():
+    x, t = pair((3, 5), 7)
+    positions = np.array([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]])
+    index, torch_index = minitorch.tensor(positions), torch.tensor(positions)
+    source, torch_source = pair((2, 5), 8)
+    with warnings.catch_warnings():  # PyTorch deprecates reduce= with a tensor source (warns once)
+        warnings.simplefilter("ignore")
+        expected = torch.scatter(t, 0, torch_index, torch_source, reduce="add")
+    np.testing.assert_allclose(minitorch.scatter(x, 0, index, source, reduce="add").numpy(), expected.numpy())
+    number = x.scatter(0, index, 2.5, reduce="add")
+    np.testing.assert_allclose(number.numpy(), t.scatter(0, torch_index, 2.5, reduce="add").numpy())
+    with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply"):
+        x.scatter(0, index, 2.5, reduce="max")
+    with pytest.raises(NotImplementedError, match="multiply"):
+        x.scatter(0, index, 2.5, reduce="multiply")
