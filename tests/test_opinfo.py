@@ -1,0 +1,94 @@
+"""PyTorch's own operator tests (OpInfo) as minitorch's oracle, capped for CI.
+
+Every in-scope op minitorch has is one test per dtype, named after the op
+(``test_opinfo[nn.functional.pad.reflect-float32]``): its first ``CI_SAMPLES`` samples run
+on torch and on minitorch (Numba backend) through ``scripts/opinfo_harness.py``, which
+compares values, dtypes, shapes and gradients. The failures known from the last run of
+``python -m scripts.api_coverage`` (``tests/opinfo_known_failures.json``) are strict
+xfails: a fix makes the test fail until the file is regenerated, so the record stays true.
+``MINITORCH_OPINFO=full`` runs every sample instead.
+
+Two sampled checks run the same samples on the other backends: the reference backend (the
+plain-Python loops) on every 6th op, the CUDA emulator on every 15th.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # scripts/ is imported as a package from the checkout
+    sys.path.insert(0, str(ROOT))
+
+pytest.importorskip("torch")
+pytest.importorskip("expecttest")  # torch.testing._internal needs it
+
+import minitorch  # noqa: E402
+from scripts import opinfo_harness, opinfo_scope  # noqa: E402
+from scripts.api_coverage import CI_SAMPLES, COMMAND  # noqa: E402
+
+RECORD = json.loads((ROOT / "tests" / "opinfo_known_failures.json").read_text())
+LIMIT = None if os.environ.get("MINITORCH_OPINFO") == "full" else CI_SAMPLES
+CASES = [(name, dtype) for name, dtypes in RECORD["ops"].items() for dtype in dtypes]
+
+
+def case_param(name: str, dtype: str):
+    reason = RECORD["failures"].get(f"{name}|{dtype}")
+    known = f"known failure, {reason} (fixed? regenerate the record: {COMMAND})"
+    marks = [pytest.mark.xfail(strict=LIMIT is not None, reason=known)] if reason else []
+    return pytest.param(name, dtype, marks=marks, id=f"{name}-{dtype}")
+
+
+@pytest.fixture(scope="module")
+def entries() -> dict:
+    return {opinfo_scope.full_name(op): op for op in opinfo_scope.op_db()}
+
+
+def failures_of(op, dtype: str, limit, device: str = "cpu") -> list:
+    import torch
+
+    result = opinfo_harness.run_op(op, [getattr(torch, dtype)], limit, device=device)
+    assert result.present, f"{result.name}: minitorch no longer has this op"
+    return result.failures()
+
+
+@pytest.mark.parametrize(("name", "dtype"), [case_param(*case) for case in CASES])
+def test_opinfo(entries, name, dtype):
+    failures = failures_of(entries[name], dtype, LIMIT)
+    assert not failures, f"{name} ({dtype}): {failures[:3]} (after a fix, regenerate: {COMMAND})"
+
+
+def passing_sample(every: int, dtype: str) -> list:
+    """Every ``every``-th op whose first CI samples pass in ``dtype`` on Numba."""
+    names = [name for name, dtypes in RECORD["ops"].items() if dtype in dtypes]
+    names = [name for name in names if f"{name}|{dtype}" not in RECORD["failures"]]
+    return names[::every]
+
+
+# Ops whose samples the emulator cannot run as they stand, with the reason.
+EMULATOR_SKIPS: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("name", passing_sample(6, "float64"))
+def test_opinfo_on_the_reference_backend(entries, name):
+    with minitorch.backend("reference"):
+        failures = failures_of(entries[name], "float64", 1)
+    assert not failures, f"{name} on the reference backend: {failures}"
+
+
+@pytest.mark.parametrize("name", passing_sample(15, "float32"))
+def test_opinfo_on_the_cuda_emulator(entries, name):
+    from minitorch.backends import cuda, cuda_emulator
+
+    if not cuda_emulator.is_available():
+        pytest.skip(cuda_emulator.unavailable_reason())
+    if name in EMULATOR_SKIPS:
+        pytest.skip(EMULATOR_SKIPS[name])
+    with cuda.emulated():
+        failures = failures_of(entries[name], "float32", 1, device="cuda")
+    assert not failures, f"{name} on the CUDA emulator: {failures}"
