@@ -274,18 +274,11 @@ def test_decoder_layer_unbatched_and_square_mask() -> None:
     assert np.array_equal(mask.numpy(), reference.numpy())
 
 
-NON_CONTIGUOUS_DROPOUT = pytest.mark.xfail(
-    strict=True,
-    reason="F.dropout draws its mask in logical order; PyTorch draws it in the input's memory "
-    "order (bernoulli_ on empty_like), and batch_first attention's output is a transposed view",
-)
-
-
 @same_dropout_masks
 @pytest.mark.parametrize("options", [
     LAYER_OPTIONS[0],
     {"norm_first": True, "activation": "gelu"},
-    pytest.param(LAYER_OPTIONS[1], marks=NON_CONTIGUOUS_DROPOUT),
+    LAYER_OPTIONS[1],  # batch_first: dropout meets transposed views, drawn in memory order
 ])  # fmt: skip
 def test_training_dropout_draws_pytorchs_masks(options: dict) -> None:
     ours_model = mt.nn.Transformer(8, 2, 1, 1, 16, dropout=0.3, **options)
