@@ -7,10 +7,12 @@
 | ``linear.py``        | ``Linear``, ``Identity``, ``Flatten``                       |
 | ``activation.py``    | ``ReLU``, ``LeakyReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``, ...  |
 | ``activation_family.py`` | ``Hardtanh``, ``ELU``, ``SELU``, ``Softplus``, ``PReLU``, ``GLU``, ... |
-| ``conv.py``          | ``Conv1d``, ``Conv2d``                                      |
+| ``conv.py``          | ``Conv1d``, ``Conv2d`` (with groups: grouped and depthwise) |
+| ``conv_transpose.py`` | ``ConvTranspose1d``, ``ConvTranspose2d``                   |
 | ``pooling.py``       | ``MaxPool2d``, ``AvgPool2d``                                |
 | ``normalization.py`` | ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``             |
 | ``dropout.py``       | ``Dropout``                                                 |
+| ``padding.py``       | ``ZeroPad2d``, ``ReflectionPad1d``, ``CircularPad3d``, ... (``F.pad`` as a layer) |
 | ``embedding.py``     | ``Embedding``                                               |
 | ``rnn_cells.py``     | ``RNNCell``, ``LSTMCell``, ``GRUCell`` (one step of a recurrence) |
 | ``rnn.py``           | ``RNN``, ``LSTM``, ``GRU`` (the step run along a sequence)  |
@@ -51,12 +53,30 @@ from minitorch.nn.activation_family import (
 from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv1d, Conv2d
+from minitorch.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
 from minitorch.nn.dropout import Dropout
 from minitorch.nn.embedding import Embedding
 from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
 from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from minitorch.nn.module import Buffer, Module, Parameter
 from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from minitorch.nn.padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)  # fmt: skip
 from minitorch.nn.parameter_container import ParameterDict, ParameterList
 from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from minitorch.nn.rnn import GRU, LSTM, RNN, RNNBase
@@ -80,7 +100,11 @@ __all__ = [
     "RNNCell", "RNNCellBase", "parallel", "utils",
     "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
     "TransformerEncoder", "TransformerEncoderLayer",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+    "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+    "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
     "CELU", "ELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",
+    "ConvTranspose1d", "ConvTranspose2d",
 ]  # fmt: skip

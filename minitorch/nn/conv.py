@@ -1,5 +1,7 @@
 """``Conv1d`` and ``Conv2d``: convolution layers (the computation is in
-``functional/conv.py``: im2col as a strided view, then one matmul)."""
+``functional/conv.py``: im2col as a strided view, then one matmul). ``_ConvNd`` is also
+the base of the transposed convolutions (``conv_transpose.py``), whose weight is stored
+the other way round: ``[in, out / groups, *kernel]``."""
 
 from __future__ import annotations
 
@@ -23,17 +25,23 @@ def _tuple(value: Any, n: int) -> tuple:
 
 
 class _ConvNd(Module):
-    """What ``Conv1d`` and ``Conv2d`` share: weight ``[out, in, *kernel_size]``, bias
-    ``[out]``, PyTorch's initialisation, the printed form and the input check."""
+    """What the convolution layers share: weight ``[out, in / groups, *kernel_size]``
+    (``[in, out / groups, *kernel_size]`` when ``transposed``), bias ``[out]``, PyTorch's
+    initialisation, the printed form and the input check."""
 
     dims = 2
+    transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
-        if groups != 1:
-            raise NotImplementedError("minitorch's convolutions support groups=1 only")
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
         if padding_mode != "zeros":
             raise NotImplementedError("minitorch's convolutions support padding_mode='zeros' only")
         if isinstance(padding, str) and padding not in ("same", "valid"):
@@ -45,7 +53,10 @@ class _ConvNd(Module):
             raise ValueError("padding='same' is not supported for strided convolutions")
         self.padding, self.dilation = _tuple(padding, n), _tuple(dilation, n)
         self.groups, self.padding_mode = groups, padding_mode
-        shape = (out_channels, in_channels) + self.kernel_size
+        if self.transposed:
+            shape = (in_channels, out_channels // groups) + self.kernel_size
+        else:
+            shape = (out_channels, in_channels // groups) + self.kernel_size
         self.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(creation.empty(out_channels, device=device, dtype=dtype))
@@ -82,6 +93,10 @@ class _ConvNd(Module):
             text += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             text += f", dilation={self.dilation}"
+        if getattr(self, "output_padding", (0,) * n) != (0,) * n:
+            text += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
         if self.bias is None:
             text += ", bias=False"
         return text
@@ -94,7 +109,8 @@ class Conv2d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input(input)
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)  # fmt: skip
 
 
 class Conv1d(_ConvNd):
@@ -105,4 +121,5 @@ class Conv1d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input(input)
         padding = self.padding if isinstance(self.padding, str) else self.padding[0]
-        return F.conv1d(input, self.weight, self.bias, self.stride[0], padding, self.dilation[0])
+        return F.conv1d(input, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
+                        self.groups)  # fmt: skip

@@ -106,7 +106,7 @@ def test_pooling_and_padding_arguments():
         nn.MaxPool2d(2, padding=2)(mt.zeros(1, 1, 4, 4))
     with pytest.raises(NotImplementedError, match="ceil_mode"):
         nn.MaxPool2d(2, ceil_mode=True)(mt.zeros(1, 1, 4, 4))
-    with pytest.raises(NotImplementedError, match="groups=1"):
-        nn.Conv2d(4, 4, 3, groups=2)
+    with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+        nn.Conv2d(4, 4, 3, groups=3)
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
         nn.Dropout(1.5)

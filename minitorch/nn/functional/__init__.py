@@ -8,6 +8,7 @@ weights and call these).
 | ``activation_family.py`` | ``hardtanh``, ``elu``, ``selu``, ``softplus``, ``prelu``, ``glu``, ... |
 | ``linear.py``       | ``linear``, ``dropout``, ``embedding``, ``one_hot``          |
 | ``conv.py``         | ``conv1d``, ``conv2d``, ``unfold``, ``fold``, ``pad``        |
+| ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
 | ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
 | ``attention.py``    | ``scaled_dot_product_attention``                             |
@@ -48,6 +49,7 @@ from minitorch.nn.functional.activation_family import (
 )  # fmt: skip
 from minitorch.nn.functional.attention import scaled_dot_product_attention
 from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
+from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
 from minitorch.nn.functional.loss import (
     binary_cross_entropy,
@@ -77,4 +79,5 @@ __all__ = [
     "celu", "elu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "logsigmoid",
     "mish", "prelu", "relu6", "rrelu", "selu", "softmin", "softplus", "softshrink", "softsign",
     "tanhshrink", "threshold",
+    "conv_transpose1d", "conv_transpose2d",
 ]  # fmt: skip

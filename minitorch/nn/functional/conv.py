@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from minitorch._tensor import Tensor
+from minitorch.nn.functional import padding_modes
 from minitorch.ops import im2col
 from minitorch.ops.common import require_tensor
 from minitorch.ops.pad import constant_pad
@@ -91,39 +92,42 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
     return image.squeeze(0) if input.ndim == 2 else image
 
 
-def _padding_pair(padding: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tuple[int, int]:
-    """``'valid'`` is no padding; ``'same'`` pads so the output keeps the input's size."""
+def _padding_widths(padding: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tuple:
+    """``((top, bottom), (left, right))``: ``'valid'`` is no padding; ``'same'`` pads a
+    total of ``dilation * (kernel - 1)`` per dimension so the output keeps the input's
+    size, the odd cell (an even kernel) at the end, as PyTorch does."""
     if not isinstance(padding, str):
-        return pair(padding, "padding")
+        ph, pw = pair(padding, "padding")
+        return ((ph, ph), (pw, pw))
     if padding == "valid":
-        return (0, 0)
+        return ((0, 0), (0, 0))
     if padding != "same":
         raise RuntimeError(f"Invalid padding string: {padding!r}, should be 'valid' or 'same'")
     if stride != (1, 1):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
-    total = [d * (k - 1) for k, d in zip(kernel, dilation)]
-    if any(t % 2 for t in total):
-        raise NotImplementedError(
-            "padding='same' with an even kernel needs uneven padding, which minitorch does not "
-            "support; pad the input with F.pad first"
-        )
-    return (total[0] // 2, total[1] // 2)
+    totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    return tuple((t // 2, t - t // 2) for t in totals)
 
 
-def _check_weight_and_bias(x: Tensor, weight: Tensor, bias: Tensor | None) -> None:
-    """PyTorch's checks of a ``[O, C, kh, kw]`` weight against the input and the bias."""
+def _check_weight_and_bias(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int) -> None:
+    """PyTorch's checks of a ``[O, C / groups, kh, kw]`` weight against the input, the
+    groups and the bias."""
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)):
+        raise TypeError(f"conv2d(): argument 'groups' must be int, not {type(groups).__name__}")
+    if groups < 1:
+        raise RuntimeError("non-positive groups is not supported")
     if weight.ndim != 4:
         raise RuntimeError(f"conv2d: expected a 4D weight [O, C, kh, kw], got {list(weight.shape)}")
-    if weight.shape[0] == 0:
+    if weight.shape[0] < groups or weight.shape[0] % groups:
         raise RuntimeError(
-            f"Given groups=1, expected weight to be at least 1 at dimension 0, but got weight of "
-            f"size {list(weight.shape)} instead"
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0 "
+            f"and divisible by groups, but got weight of size {list(weight.shape)} instead"
         )
-    if x.shape[1] != weight.shape[1]:
+    if x.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
-            f"Given groups=1, weight of size {list(weight.shape)}, expected input"
-            f"{list(x.shape)} to have {weight.shape[1]} channels, but got {x.shape[1]} channels "
-            "instead"
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+            f"{list(x.shape)} to have {weight.shape[1] * groups} channels, but got "
+            f"{x.shape[1]} channels instead"
         )
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise RuntimeError(
@@ -135,21 +139,39 @@ def _check_weight_and_bias(x: Tensor, weight: Tensor, bias: Tensor | None) -> No
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,  # noqa: A002
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """2-D convolution (cross-correlation, as in PyTorch): ``[N, C, H, W]`` with a weight
-    ``[O, C, kh, kw]`` gives ``[N, O, OH, OW]``. Computed as ``W @ unfold(x)``."""
-    if groups != 1:
-        raise NotImplementedError("minitorch's conv2d supports groups=1 only")
+    ``[O, C / groups, kh, kw]`` gives ``[N, O, OH, OW]``. Computed as ``W @ unfold(x)``.
+
+    **Groups.** With ``groups = g`` the channels split into ``g`` independent
+    convolutions: input channels ``[i C/g, (i+1) C/g)`` feed output channels
+    ``[i O/g, (i+1) O/g)`` only (``g = C`` is a *depthwise* convolution, one filter per
+    channel). The columns ``[N, C*kh*kw, L]`` are already grouped (channel is their
+    slowest index), so they view as ``[N, g, C/g*kh*kw, L]``; the weight views as
+    ``[g, O/g, C/g*kh*kw]`` and one batched matmul does every group at once."""
+    require_tensor("conv2d", input)
+    require_tensor("conv2d", weight, "weight", 2)
     x, unbatched = _as_4d(input, "conv2d")
-    _check_weight_and_bias(x, weight, bias)
-    out_channels, in_channels, kh, kw = weight.shape
+    _check_weight_and_bias(x, weight, bias, groups)
+    out_channels, group_channels, kh, kw = weight.shape
     kernel, stride, dilation = (kh, kw), pair(stride, "stride"), pair(dilation, "dilation")
-    padding = _padding_pair(padding, kernel, dilation, stride)
+    widths = _padding_widths(padding, kernel, dilation, stride)
+    if any(a != b for a, b in widths):  # 'same' with an even kernel: pad the extra cell first
+        if min(min(w) for w in widths) < 0:
+            raise RuntimeError("negative padding is not supported")
+        x = constant_pad(x, ((0, 0), (0, 0), (0, widths[0][1] - widths[0][0]),
+                             (0, widths[1][1] - widths[1][0])), 0.0)  # fmt: skip
+    padding = (widths[0][0], widths[1][0])
     im2col.check_window_args(kernel, dilation, padding, stride)
     oh, ow = im2col.window_grid(tuple(x.shape[2:]), kernel, dilation, padding, stride)
     cols = im2col.unfold(x, kernel, dilation, padding, stride)  # [N, C*kh*kw, OH*OW]
-    out = weight.reshape(out_channels, in_channels * kh * kw) @ cols  # [N, O, OH*OW]
+    n, per_group = x.shape[0], group_channels * kh * kw
+    if groups == 1:
+        out = weight.reshape(out_channels, per_group) @ cols  # [N, O, OH*OW]
+    else:
+        grouped = cols.reshape(n, groups, per_group, oh * ow)
+        out = weight.reshape(groups, out_channels // groups, per_group) @ grouped  # [N, g, O/g, L]
     if bias is not None:
-        out = out + bias.reshape(out_channels, 1)
-    out = out.reshape(x.shape[0], out_channels, oh, ow)
+        out = out.reshape(n, out_channels, oh * ow) + bias.reshape(out_channels, 1)
+    out = out.reshape(n, out_channels, oh, ow)
     return out.squeeze(0) if unbatched else out
 
 
@@ -174,10 +196,17 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
     """Pad with a constant: ``pad = (left, right)`` for the last dimension, then
-    ``(left, right, top, bottom)`` for the last two, and so on (PyTorch's order)."""
-    if mode != "constant":
-        raise NotImplementedError(f"minitorch's pad supports mode='constant' only, not {mode!r}")
+    ``(left, right, top, bottom)`` for the last two, and so on (PyTorch's order).
+    ``mode='reflect'``, ``'replicate'`` or ``'circular'`` copy the input's own elements
+    instead (``padding_modes.py``)."""
+    require_tensor("pad", input)
+    if mode not in ("constant",) + padding_modes.MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pad = tuple(int(p) for p in pad)
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        return padding_modes.pad_by_mode(input, pad, mode)
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError("Padding length must be divisible by 2 and at most twice the number of "
                          f"dimensions of the input, got {len(pad)} for a {input.ndim}D input")  # fmt: skip
