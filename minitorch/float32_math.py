@@ -15,24 +15,38 @@ the same bits we evaluate the same steps in float32 NumPy, one operation at a ti
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 f32 = np.float32
 
 
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``a * b + c`` rounded once to float32, as the FMA instruction the C++ compiler makes
-    of a multiply followed by an add. The product of two floats is exact in float64; the
-    sum is made exact as ``total + error`` (Knuth's two-sum), and ``total`` is rounded "to
-    odd" when inexact, so rounding it to float32 rounds the exact value."""
-    product = np.asarray(a, np.float64) * np.asarray(b, np.float64)
-    c = np.asarray(c, np.float64)
-    total = product + c
-    part = total - product
-    error = (product - (total - part)) + (c - part)
-    bits = total.view(np.int64)
-    toward_exact = np.nextafter(total, np.where(error > 0, np.inf, -np.inf))
-    total = np.where((error != 0) & (bits % 2 == 0), toward_exact, total)
-    return total.astype(np.float32)
+    of a multiply followed by an add (float32 operands, broadcast together)."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
+    out = np.empty(a.shape, np.float64)
+    fma_rounded_to_odd(a.ravel(), b.ravel(), c.ravel(), out.reshape(-1))
+    return out.astype(np.float32)
+
+
+@njit(cache=True)
+def fma_rounded_to_odd(a: np.ndarray, b: np.ndarray, c: np.ndarray, out: np.ndarray) -> None:
+    """``out[i] = a[i] * b[i] + c[i]`` in float64, made safe to round once more to float32.
+
+    The product of two float32 values is exact in float64. The sum is made exact as
+    ``total + error`` (Knuth's two-sum), and an inexact ``total`` is rounded "to odd": when
+    its last bit is even it steps one unit toward the exact value. Rounding that to float32
+    then rounds the exact value, as one FMA does (a plain float64 sum would round twice)."""
+    bits = out.view(np.int64)
+    for i in range(out.size):
+        product = a[i] * b[i]
+        total = product + c[i]
+        part = total - product
+        error = (product - (total - part)) + (c[i] - part)
+        out[i] = total
+        if error != 0.0 and abs(total) < np.inf and bits[i] % 2 == 0:
+            bits[i] += 1 if (error > 0.0) == (total > 0.0) else -1
+
 
 LOG_POLY = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
             -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1]  # fmt: skip

@@ -16,19 +16,20 @@ plus one) and ``next`` (the index of the next word); a fresh seed sets ``left = 
 the very first draw twists. We keep the same two numbers, so a saved state
 (``Generator.get_state``) reads exactly like PyTorch's.
 
-The table is a NumPy array: a twist runs in four vectorised slices (each slice reads only
-words an earlier slice already replaced, or ones not yet replaced), and a draw of ``n``
-words tempers them all at once.
+The table is a NumPy array, and the loops that twist and temper it are compiled by Numba
+(cached on disk like the kernels): a model's initial weights take one draw each, so a
+large model needs tens of millions of them.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 WORDS = 624  # the size of the table
 SHIFT = 397  # the distance to the word each word is mixed with
-MATRIX = np.uint32(0x9908B0DF)
-UPPER, LOWER = np.uint32(0x80000000), np.uint32(0x7FFFFFFF)
+MATRIX = 0x9908B0DF
+UPPER, LOWER = 0x80000000, 0x7FFFFFFF
 
 
 def seeded_table(seed: int) -> np.ndarray:
@@ -42,28 +43,42 @@ def seeded_table(seed: int) -> np.ndarray:
     return table
 
 
+@njit(cache=True)
 def twist(table: np.ndarray) -> None:
-    """Replace every word of ``table`` (in place), in the order the recurrence defines."""
+    """Replace every word of ``table`` (in place), in the order the recurrence defines: word
+    ``i`` is mixed with word ``i + 1`` and word ``i + 397`` (wrapping around), so from word
+    227 on, the far word is one this twist has already replaced. (The words are widened to
+    64-bit integers while they are mixed, so no sum or shift can overflow.)"""
+    for i in range(WORDS):
+        y = (np.int64(table[i]) & UPPER) | (np.int64(table[(i + 1) % WORDS]) & LOWER)
+        mixed = np.int64(table[(i + SHIFT) % WORDS]) ^ (y >> 1)
+        if y & 1:
+            mixed ^= MATRIX
+        table[i] = np.uint32(mixed)
 
-    def mix(i: slice, following: np.ndarray, far: np.ndarray) -> None:
-        y = (table[i] & UPPER) | (following & LOWER)
-        table[i] = far ^ (y >> np.uint32(1)) ^ np.where(y & np.uint32(1), MATRIX, np.uint32(0))
 
-    gap = WORDS - SHIFT  # 227
-    mix(slice(0, gap), table[1 : gap + 1], table[SHIFT:WORDS])  # far words not replaced yet
-    mix(slice(gap, 2 * gap), table[gap + 1 : 2 * gap + 1], table[0:gap].copy())  # replaced ones
-    mix(slice(2 * gap, WORDS - 1), table[2 * gap + 1 : WORDS], table[gap : WORDS - 1 - gap].copy())
-    mix(slice(WORDS - 1, WORDS), table[0:1], table[SHIFT - 1 : SHIFT].copy())  # wraps to word 0
+@njit(cache=True)
+def temper(word: np.int64) -> np.int64:
+    """The output function: spreads the bits of one word."""
+    word ^= word >> 11
+    word ^= (word << 7) & 0x9D2C5680
+    word ^= (word << 15) & 0xEFC60000
+    word ^= word >> 18
+    return word & 0xFFFFFFFF
 
 
-def temper(words: np.ndarray) -> np.ndarray:
-    """The output function: spreads each word's bits (vectorised over ``words``)."""
-    y = words.astype(np.uint32)
-    y ^= y >> np.uint32(11)
-    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
-    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
-    y ^= y >> np.uint32(18)
-    return y
+@njit(cache=True)
+def draw(table: np.ndarray, position: np.ndarray, out: np.ndarray) -> None:
+    """Fill ``out`` with the next tempered words; ``position`` holds ``(left, next)``."""
+    left, next_word = position[0], position[1]
+    for k in range(out.size):
+        if left == 1:  # the table is used up: twist, then read from the start
+            twist(table)
+            left, next_word = WORDS + 1, 0
+        out[k] = np.uint32(temper(np.int64(table[next_word])))
+        next_word += 1
+        left -= 1
+    position[0], position[1] = left, next_word
 
 
 class MersenneTwister:
@@ -78,17 +93,10 @@ class MersenneTwister:
     def words(self, count: int) -> np.ndarray:
         """The next ``count`` 32-bit draws, as uint32."""
         out = np.empty(count, dtype=np.uint32)
-        filled = 0
-        while filled < count:
-            if self.left == 1:  # the table is used up: twist, then read from the start
-                twist(self.table)
-                self.left, self.next = WORDS + 1, 0
-            take = min(count - filled, self.left - 1)
-            out[filled : filled + take] = self.table[self.next : self.next + take]
-            self.next += take
-            self.left -= take
-            filled += take
-        return temper(out)
+        position = np.array([self.left, self.next], dtype=np.int64)
+        draw(self.table, position, out)
+        self.left, self.next = int(position[0]), int(position[1])
+        return out
 
     def words64(self, count: int) -> np.ndarray:
         """The next ``count`` 64-bit draws: two words each, the first one the high half."""
