@@ -11,6 +11,7 @@
 | ``conv_transpose.py`` | ``ConvTranspose1d``, ``ConvTranspose2d``                   |
 | ``pooling.py``       | ``MaxPool2d``, ``AvgPool2d``                                |
 | ``normalization.py`` | ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``             |
+| ``sample_normalization.py`` | ``GroupNorm``, ``InstanceNorm1d/2d/3d``, ``RMSNorm``, ``LocalResponseNorm`` |
 | ``dropout.py``       | ``Dropout``                                                 |
 | ``padding.py``       | ``ZeroPad2d``, ``ReflectionPad1d``, ``CircularPad3d``, ... (``F.pad`` as a layer) |
 | ``embedding.py``     | ``Embedding``                                               |
@@ -81,6 +82,14 @@ from minitorch.nn.parameter_container import ParameterDict, ParameterList
 from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from minitorch.nn.rnn import GRU, LSTM, RNN, RNNBase
 from minitorch.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
+from minitorch.nn.sample_normalization import (
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    LocalResponseNorm,
+    RMSNorm,
+)
 from minitorch.nn.transformer import (
     Transformer,
     TransformerDecoder,
@@ -107,4 +116,5 @@ __all__ = [
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",
     "ConvTranspose1d", "ConvTranspose2d",
+    "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm",
 ]  # fmt: skip

@@ -11,6 +11,7 @@ weights and call these).
 | ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
 | ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
+| ``sample_normalization.py`` | ``group_norm``, ``instance_norm``, ``rms_norm``, ``normalize``, ... |
 | ``attention.py``    | ``scaled_dot_product_attention``                             |
 | ``multi_head_attention.py`` | ``multi_head_attention_forward`` (``nn.MultiheadAttention``'s computation) |
 | ``loss.py``         | ``mse_loss``, ``cross_entropy``, ``nll_loss``, ``binary_cross_entropy``, ... |
@@ -68,6 +69,13 @@ from minitorch.nn.functional.pooling import (
     max_pool1d,
     max_pool2d,
 )
+from minitorch.nn.functional.sample_normalization import (
+    group_norm,
+    instance_norm,
+    local_response_norm,
+    normalize,
+    rms_norm,
+)
 
 __all__ = [
     "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "binary_cross_entropy",
@@ -80,4 +88,5 @@ __all__ = [
     "mish", "prelu", "relu6", "rrelu", "selu", "softmin", "softplus", "softshrink", "softsign",
     "tanhshrink", "threshold",
     "conv_transpose1d", "conv_transpose2d",
+    "group_norm", "instance_norm", "local_response_norm", "normalize", "rms_norm",
 ]  # fmt: skip
