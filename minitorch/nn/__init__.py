@@ -55,7 +55,7 @@ from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv1d, Conv2d
 from minitorch.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
-from minitorch.nn.dropout import Dropout
+from minitorch.nn.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from minitorch.nn.embedding import Embedding
 from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
 from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
@@ -112,6 +112,7 @@ __all__ = [
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
     "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
     "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+    "AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
     "CELU", "ELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",

@@ -9,6 +9,8 @@ weights and call these).
 | ``linear.py``       | ``linear``, ``dropout``, ``embedding``, ``one_hot``          |
 | ``conv.py``         | ``conv1d``, ``conv2d``, ``unfold``, ``fold``, ``pad``        |
 | ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
+| ``channel_dropout.py`` | ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` |
+| ``padding_modes.py`` | ``pad``'s reflect, replicate and circular modes             |
 | ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
 | ``sample_normalization.py`` | ``group_norm``, ``instance_norm``, ``rms_norm``, ``normalize``, ... |
@@ -49,6 +51,13 @@ from minitorch.nn.functional.activation_family import (
     threshold,
 )  # fmt: skip
 from minitorch.nn.functional.attention import scaled_dot_product_attention
+from minitorch.nn.functional.channel_dropout import (
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
 from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
@@ -89,4 +98,5 @@ __all__ = [
     "tanhshrink", "threshold",
     "conv_transpose1d", "conv_transpose2d",
     "group_norm", "instance_norm", "local_response_norm", "normalize", "rms_norm",
+    "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
 ]  # fmt: skip
