@@ -93,10 +93,21 @@ def randn_like(t: Tensor, *, dtype: Any = None, device: Any = None, requires_gra
 # ----- filling an existing tensor (the in-place methods use these) -------------------
 
 
+def in_memory_order(t: Tensor, draws: Any) -> np.ndarray:
+    """``draws(t.numel())`` laid out so that the i-th draw lands in the i-th element of
+    ``t``'s *memory* order (dimensions by decreasing stride), in ``t``'s logical shape.
+    PyTorch's CPU kernels fill a tensor in that order, so a transposed or sliced tensor
+    gets its draws in the order its storage holds them."""
+    shape, strides = tuple(t.shape), t.stride()
+    order = sorted(range(t.ndim), key=lambda d: -strides[d])
+    values = draws(t.numel()).reshape([shape[d] for d in order])
+    return np.ascontiguousarray(np.transpose(values, np.argsort(order))) if t.ndim else values.reshape(())
+
+
 def uniform_values(t: Tensor, a: float, b: float, generator: Generator | None) -> Tensor:
     """A new tensor like ``t`` holding what ``t.uniform_(a, b)`` writes."""
     gen, dtype = generator_or_default(generator), _float_dtype(t.dtype)
-    values = transforms.uniform(gen, t.numel(), dtype.name, a, b).reshape(tuple(t.shape))
+    values = in_memory_order(t, lambda n: transforms.uniform(gen, n, dtype.name, a, b))
     return _finish(values, dtype, t.device, False)
 
 
@@ -106,16 +117,17 @@ def normal_values(t: Tensor, mean: float, std: float, generator: Generator | Non
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     gen, dtype = generator_or_default(generator), _float_dtype(t.dtype)
-    values = transforms.normal(gen, t.numel(), dtype.name, mean, std, t.is_contiguous())
-    return _finish(values.reshape(tuple(t.shape)), dtype, t.device, False)
+    values = in_memory_order(t, lambda n: transforms.normal(gen, n, dtype.name, mean, std, t.is_contiguous()))
+    return _finish(values, dtype, t.device, False)
 
 
 def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill ``t`` with exponential numbers of rate ``lambd`` (``-log(1 - u) / lambd``)."""
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    values = transforms.exponential(generator_or_default(generator), t.numel(), lambd)
-    return t.copy_(_finish(values.reshape(tuple(t.shape)), t.dtype, t.device, False))
+    gen = generator_or_default(generator)
+    values = in_memory_order(t, lambda n: transforms.exponential(gen, n, lambd))
+    return t.copy_(_finish(values, t.dtype, t.device, False))
 
 
 # ----- distributions of torch's namespace --------------------------------------------

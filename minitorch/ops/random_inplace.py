@@ -5,7 +5,8 @@ Each draws its numbers from the generator (``generator=``, or the default one) w
 PyTorch's transformation (``minitorch/random_transforms.py``) and writes them into the
 tensor. PyTorch's CPU kernels visit the elements in *memory* order (its iterator sorts
 the dimensions by stride), so a transposed or sliced tensor gets its draws in the order
-its storage holds them; ``_in_memory_order`` lays the draws out the same way.
+its storage holds them; ``random_factories.in_memory_order`` lays the draws out the same
+way (and so do ``uniform_`` and ``normal_``).
 
 ``random_`` has three forms, as PyTorch's:
 
@@ -19,7 +20,6 @@ its storage holds them; ``_in_memory_order`` lays the draws out the same way.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,20 +30,11 @@ from minitorch.creation import _finish
 from minitorch.dtypes import int64
 from minitorch.ops.common import require_tensor
 from minitorch.random import Generator
-from minitorch.random_factories import generator_or_default
+from minitorch.random_factories import generator_or_default, in_memory_order
 
 # the C type names PyTorch's range errors use
 _C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
             "int64": "long int", "bool": "bool"}  # fmt: skip
-
-
-def _in_memory_order(t: Tensor, draws: Callable[[int], np.ndarray]) -> np.ndarray:
-    """``draws(t.numel())`` arranged so the i-th draw lands in the i-th element of ``t``'s
-    memory order (dimensions by decreasing stride); returned in ``t``'s logical shape."""
-    shape, strides = tuple(t.shape), t.stride()
-    order = sorted(range(t.ndim), key=lambda d: -strides[d])
-    values = draws(t.numel()).reshape([shape[d] for d in order])
-    return np.transpose(values, np.argsort(order)) if t.ndim else values.reshape(())
 
 
 def _write(t: Tensor, values: np.ndarray, dtype: Any = None) -> Tensor:
@@ -68,7 +59,7 @@ def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -
         probabilities = p.detach().cpu().expand(tuple(t.shape)).contiguous().numpy()
         if probabilities.size and not ((probabilities >= 0) & (probabilities <= 1)).all():
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-        draw_of = _in_memory_order(t, np.arange).reshape(-1)  # element -> its draw's number
+        draw_of = in_memory_order(t, np.arange).reshape(-1)  # element -> its draw's number
         element_of = np.argsort(draw_of)  # draw -> the element it goes to
         values = np.empty(probabilities.size, dtype=bool)
         values[element_of] = transforms.bernoulli(gen, probabilities.reshape(-1)[element_of])
@@ -77,7 +68,7 @@ def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -
         raise TypeError(f"bernoulli_(): argument 'p' must be float or Tensor, not {type(p).__name__}")
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    return _write(t, _in_memory_order(t, lambda n: transforms.bernoulli(gen, np.full(n, float(p)))))
+    return _write(t, in_memory_order(t, lambda n: transforms.bernoulli(gen, np.full(n, float(p)))))
 
 
 def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
@@ -94,7 +85,7 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Generator | None =
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     gen = generator_or_default(generator)
-    return _write(t, _in_memory_order(t, lambda n: transforms.exponential(gen, n, float(lambd))))
+    return _write(t, in_memory_order(t, lambda n: transforms.exponential(gen, n, float(lambd))))
 
 
 def random_(t: Tensor, *args: Any, generator: Generator | None = None, **kwargs: Any) -> Tensor:
@@ -106,10 +97,10 @@ def random_(t: Tensor, *args: Any, generator: Generator | None = None, **kwargs:
     gen = generator_or_default(generator)
     name = t.dtype.name
     if low is None:  # random_(): the dtype's whole range
-        return _write(t, _in_memory_order(t, lambda n: _whole_range(gen, n, name)), int64)
+        return _write(t, in_memory_order(t, lambda n: _whole_range(gen, n, name)), int64)
     if high is None:  # random_(from): up to the dtype's largest value, included
         if low == -(2**63) and name in ("int64", "float64", "float32", "bfloat16"):  # all 64 bits
-            return _write(t, _in_memory_order(t, lambda n: gen.random64(n).view(np.int64)), int64)
+            return _write(t, in_memory_order(t, lambda n: gen.random64(n).view(np.int64)), int64)
         if t.dtype.is_floating_point:
             high = 2 ** (np.finfo(name).nmant + 1) + 1  # every integer up to 2**digits is exact
         else:
@@ -119,7 +110,7 @@ def random_(t: Tensor, *args: Any, generator: Generator | None = None, **kwargs:
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     _check_range(t, low, high)
-    return _write(t, _in_memory_order(t, lambda n: transforms.integers(gen, n, low, high)), int64)
+    return _write(t, in_memory_order(t, lambda n: transforms.integers(gen, n, low, high)), int64)
 
 
 def _bounds(args: tuple, kwargs: dict) -> tuple[int | None, int | None]:

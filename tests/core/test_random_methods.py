@@ -137,3 +137,12 @@ def test_a_range_of_2_28_or_more_takes_64_bit_draws(span: int) -> None:
             ours = minitorch.zeros(9, dtype=minitorch.int32)
             ours.random_(-1, span - 1, generator=minitorch.Generator().manual_seed(seed))
             assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_uniform_and_normal_fill_in_memory_order_as_torch(dtype: str, layout: str) -> None:
+    """(Before: a transposed or sliced tensor got its draws in logical order, so its
+    numbers differed from PyTorch's.)"""
+    _same_draws(layout, dtype, "uniform_", -2.0, 3.0)
+    _same_draws(layout, dtype, "normal_", 0.5, 2.0)
