@@ -250,6 +250,21 @@ from minitorch.functional import (
     chain_matmul,
     tensordot,
 )  # fmt: skip
+from minitorch.ops.aliases import (
+    absolute,
+    arccosh,
+    arcsinh,
+    arctanh,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    not_equal,
+    positive,
+    sgn,
+    swapaxes,
+    swapdims,
+)
 from minitorch.ops.binary import arctan2, atan2, bitwise_left_shift, bitwise_right_shift
 from minitorch.ops.composite import (
     addcdiv,
@@ -265,6 +280,35 @@ from minitorch.ops.composite import (
 from minitorch.ops.composite import outer as ger
 from minitorch.ops.cross import cross
 from minitorch.ops.diagonals import diag, diag_embed, diagonal, tril, triu
+from minitorch.ops.exp_log_formulas import (
+    deg2rad,
+    exp2,
+    hypot,
+    logaddexp,
+    logaddexp2,
+    logit,
+    rad2deg,
+    sinc,
+    xlogy,
+)
+from minitorch.ops.float_parts import (
+    copysign,
+    fix,
+    float_power,
+    fmax,
+    fmin,
+    fmod,
+    frac,
+    gcd,
+    heaviside,
+    isneginf,
+    isposinf,
+    isreal,
+    lcm,
+    ldexp,
+    signbit,
+    trunc,
+)
 from minitorch.ops.histogram import bincount, histc, histogram, searchsorted
 from minitorch.ops.log_tan_round import log2, log10, round, tan
 from minitorch.ops.median import median
@@ -272,6 +316,17 @@ from minitorch.ops.meshgrid import meshgrid
 from minitorch.ops.rearrange import movedim, roll, tile
 from minitorch.ops.rearrange import movedim as moveaxis
 from minitorch.ops.scan import cumprod, cumsum
+from minitorch.ops.special_math import (
+    acosh,
+    asinh,
+    atanh,
+    digamma,
+    erfc,
+    erfinv,
+    expm1,
+    lgamma,
+    mvlgamma,
+)
 from minitorch.ops.unary import acos, arccos, arcsin, arctan, asin, atan, cosh, erf, nan_to_num, sinh
 from minitorch.printing import set_printoptions
 from minitorch.serialization import load, save
@@ -322,7 +377,9 @@ def _torch_calling_conventions() -> None:
             namespace[name] = out.functional_form(name, value)
         if name in KEEPDIMS_REDUCTIONS:  # NumPy's ``keepdims=`` too, as PyTorch accepts
             namespace[name] = accepts_keepdims(namespace[name])
-    for name in NAMESPACE_INPLACE:  # ``minitorch.sin_(x)`` is ``x.sin_()``
+    from minitorch.ops.aliases import NAMESPACE_INPLACE as MORE_NAMESPACE_INPLACE
+
+    for name in NAMESPACE_INPLACE + MORE_NAMESPACE_INPLACE:  # ``minitorch.sin_(x)`` is ``x.sin_()``
         namespace[name] = namespace_function(name)
 
 

@@ -652,7 +652,15 @@ class Tensor:
         """``x`` with the entries ``index`` along ``dim`` set to ``value``: for dim 1 of a 2-D tensor,
         ``out[i][j] = value if j in index else x[i][j]``."""
         ...
-    def scatter(self, dim: builtins.int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    def scatter(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        src: Any = None,
+        *,
+        value: Any = None,
+        reduce: str | None = None,
+    ) -> Tensor:
         """``x`` with ``src`` (a tensor, or one number) written at the positions ``index`` names along
         ``dim``: for dim 1 of a 2-D tensor, ``out[i][index[i][j]] = src[i][j]``."""
         ...
@@ -991,8 +999,8 @@ class Tensor:
         """ln |Gamma(x)|: ``lgamma(n + 1) = ln n!``; +inf at 0 and the negative integers."""
         ...
     def digamma(self) -> Tensor:
-        """psi(x) = d/dx ln Gamma(x) (see the module docstring); -inf at 0 (as PyTorch), NaN at the negative
-        integers."""
+        """psi(x) = d/dx ln Gamma(x) (see the module docstring); -inf at 0 and +inf at -0.0 (the limits from
+        the right and from the left), NaN at the negative integers."""
         ...
     def erfinv(self) -> Tensor: ...
     def mvlgamma(self, p: builtins.int) -> Tensor:

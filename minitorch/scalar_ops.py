@@ -5,16 +5,13 @@
   It uses NumPy's scalar functions (``np.exp``...) rather than ``math``, because they
   follow IEEE rules: ``exp(1000) = inf`` and ``1/0 = inf`` instead of raising.
 * ``cuda`` -- the same operation as a CUDA C expression in ``a`` (and ``b``), where ``T``
-  is the element type, pasted into the ``map``/``zip`` kernels (helpers ``mt_*`` in
-  ``kernels/strided.cuh``).
+  is the element type, pasted into the ``map``/``zip`` kernels (``mt_*``: ``strided.cuh``).
 
-A new elementwise op is one row here plus its derivative in ``minitorch/ops/``: no
-backend changes. ``MAP_OPS`` take one input, ``ZIP_OPS`` two, ``REDUCE_OPS`` fold a
-dimension with a binary op starting from an identity value. The flags ``returns_bool``
-(comparisons) and ``returns_float`` (``exp``, ``div``...: integer inputs become the
-default float dtype first) give the result dtype; the ops layer and the CUDA loader read
-them. Integer division by zero and integers to negative powers are rejected by the ops
-layer before a kernel runs (``prepare`` in ``minitorch/ops/binary.py``).
+A new elementwise op is one row here (or in ``special_scalar_functions.py``) plus its
+derivative in ``minitorch/ops/``: no backend changes. ``MAP_OPS`` take one input,
+``ZIP_OPS`` two, ``REDUCE_OPS`` fold a dimension with a binary op from an identity value.
+The flags ``returns_bool`` (comparisons) and ``returns_float`` (``exp``, ``div``...:
+integer inputs become the default float dtype first) give the result dtype.
 """
 
 from __future__ import annotations
@@ -24,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from minitorch.special_scalar_functions import SPECIAL_MAP_ROWS
 
 
 @dataclass(frozen=True)
@@ -331,6 +330,7 @@ MAP_OPS: dict[str, ScalarOp] = {
         ScalarOp("reciprocal", 1, reciprocal, "(T)1 / a", returns_float=True),
         ScalarOp("logical_not", 1, logical_not, "!a", returns_bool=True),
         ScalarOp("bitwise_not", 1, bitwise_not, "(T)((long long)a ^ (long long)(T)-1)"),
+        *(ScalarOp(name, 1, fn, cuda, returns_float=True) for name, fn, cuda in SPECIAL_MAP_ROWS),
     ]
 }
 

@@ -1067,6 +1067,75 @@ for _row in ("median", "median(dim)"):
     OPS[[op.name for op in OPS].index(_row)].domain = (-100, 100)
     OPS[[op.name for op in OPS].index(_row)].cpu_only = "sort has no CUDA kernel yet"
 
+# ----- elementwise math and aliases (issue 31: special_math, float_parts, exp_log_formulas)
+
+_MATH_UNARY = {
+    # name: (float domain, int domain, dtypes, differentiable)
+    "expm1": ((-2, 2), (-3, 3), FI, True), "asinh": ((-3, 3), (-5, 5), FI, True),
+    "acosh": ((1.1, 4), (1, 5), FI, True), "atanh": ((-0.9, 0.9), (0, 0), F, True),
+    "erfc": ((-2, 2), (-3, 3), FI, True), "lgamma": ((0.1, 5), (1, 5), FI, True),
+    "digamma": ((0.2, 5), (1, 5), F, True), "erfinv": ((-0.9, 0.9), (0, 0), F, True),
+    "trunc": ((-3, 3), (-5, 5), FII, True), "fix": ((-3, 3), (-5, 5), FII, True),
+    "frac": ((-3, 3), (-5, 5), F, True), "exp2": ((-2, 2), (-3, 3), FI, True),
+    "deg2rad": ((-200, 200), (-5, 5), FI, True), "rad2deg": ((-3, 3), (-5, 5), FI, True),
+    "sinc": ((-2, 2), (-3, 3), FI, True), "logit": ((0.05, 0.95), (0, 0), F, True),
+    "signbit": ((-2, 2), (-5, 5), FII, False), "isposinf": ((-2, 2), (-5, 5), FII, False),
+    "isneginf": ((-2, 2), (-5, 5), FII, False), "isreal": ((-2, 2), (-5, 5), FII, False),
+    "absolute": ((-2, 2), (-5, 5), FII, True), "arcsinh": ((-3, 3), (-5, 5), FI, True),
+    "negative": ((-2, 2), (-5, 5), FII, True), "sgn": ((-2, 2), (-5, 5), FII, True),
+    "positive": ((-2, 2), (-5, 5), FII, True),
+}  # fmt: skip
+for _name, (_domain, _int_domain, _dtypes, _grad) in _MATH_UNARY.items():
+    _samples = _nonzero_unary if _name in ("absolute", "sgn") else unary_samples
+    add(OpInfo(_name, function(_name), _samples, _dtypes, _grad, domain=_domain,
+               int_domain=_int_domain))  # fmt: skip
+add(OpInfo("Tensor.lgamma", method("lgamma"), unary_samples, F, domain=(0.1, 5)),
+    OpInfo("Tensor.erfinv", method("erfinv"), unary_samples, F, domain=(-0.9, 0.9)),
+    OpInfo("Tensor.arccosh", method("arccosh"), unary_samples, F, domain=(1.1, 4)),
+    OpInfo("logit(eps)", lambda lib, a: lib.logit(a, 0.2), unary_samples, F, domain=(0, 1)),
+    OpInfo("digamma(negative)", function("digamma"), unary_samples, F, domain=(-2.8, -2.2)),
+    OpInfo("mvlgamma", function("mvlgamma"), lambda d: [S(T((3, 4)), 1), S(T((5,)), 3),
+           S(T((3, 4), "transposed"), 2)], F, domain=(2, 5)))  # fmt: skip
+
+_MATH_BINARY = {
+    # name: (float domain, dtypes, differentiable, divisor kept away from 0)
+    "xlogy": (POSITIVE, FI, True, False), "hypot": ((-2, 2), F, True, True),
+    "logaddexp": ((-3, 3), F, True, False), "logaddexp2": ((-3, 3), F, True, False),
+    "copysign": ((-2, 2), FI, True, True), "fmod": ((-3, 3), FI, True, True),
+    "fmax": ((-2, 2), FII, True, False), "fmin": ((-2, 2), FII, True, False),
+    "float_power": (POSITIVE, FI, True, False), "greater": ((-2, 2), FII, False, False),
+    "less_equal": ((-2, 2), FII, False, False), "not_equal": ((-2, 2), FII, False, False),
+    "multiply": ((-2, 2), FII, True, False), "true_divide": ((-2, 2), F, True, True),
+}  # fmt: skip
+_TENSOR_OTHER = ("hypot", "logaddexp", "logaddexp2", "fmax", "fmin")  # no number operand
+for _name, (_domain, _dtypes, _grad, _nonzero) in _MATH_BINARY.items():
+    add(OpInfo(_name, function(_name),
+               lambda d, n=_name, z=_nonzero: binary_samples(d, z)[:9 if n in _TENSOR_OTHER else 12],
+               _dtypes, _grad, domain=_domain, int_domain=(1, 5)))  # fmt: skip
+
+
+def _ldexp_samples(dtype: str) -> list[Sample]:
+    def exponents(shape: tuple) -> T:  # whole numbers (torch's gradient of an int exponent
+        return T(shape, values=lambda rng: rng.integers(-3, 4, shape), grad=False)  # is int)
+
+    return [S(T((3, 4)), exponents((3, 4))), S(T((3, 4), "transposed"), exponents((4,)))]
+
+
+def _gcd_samples(dtype: str) -> list[Sample]:
+    return [S(T((3, 4)), T((3, 4))), S(T((3, 1), "sliced"), T((4,))), S(T(()), T((5,)))]
+
+
+add(OpInfo("ldexp", function("ldexp"), _ldexp_samples, F),
+    OpInfo("Tensor.hypot", method("hypot"), lambda d: binary_samples(d)[:3], F),
+    OpInfo("heaviside", function("heaviside"), lambda d: binary_samples(d, True)[:9], FII,
+           grad=False, domain=(-2, 2)),
+    OpInfo("gcd", function("gcd"), _gcd_samples, ("int64", "int32"), grad=False,
+           int_domain=(-30, 30)),
+    OpInfo("lcm", function("lcm"), _gcd_samples, ("int64", "int32"), grad=False,
+           int_domain=(-30, 30)),
+    _view_row("swapaxes", method("swapaxes"), [S(T((2, 3, 4)), 0, 2), S(T((3, 4)), -1, 0)]),
+    _view_row("torch.swapdims", function("swapdims"), [S(T((2, 3, 4), "expanded"), 1, 2)]))
+
 OPS_BY_NAME = {op.name: op for op in OPS}
 OPS_BY_NAME["as_strided(view input)"].grad = False
 for _name in ("Tensor.float", "Tensor.to(dtype=float32)"):  # rounds to float32

@@ -1,0 +1,120 @@
+"""Formulas of ``exp``, ``log`` and friends: ``exp2``, ``logaddexp``, ``logaddexp2``,
+``xlogy``, ``logit``, ``hypot``, ``sinc``, ``deg2rad``, ``rad2deg``. Each is written from
+existing ops, so each gradient comes from theirs.
+
+    exp2(x)         = 2^x                               (``pow``: exact at integers)
+    logaddexp(a, b) = ln(e^a + e^b) = max(a, b) + ln(1 + e^-|a - b|)
+    logaddexp2(a,b) = log2(2^a + 2^b) = max(a, b) + log2(1 + 2^-|a - b|)
+    xlogy(x, y)     = x ln y, and 0 where x = 0 (unless y is NaN; the hole: y = 0 or inf)
+    logit(x, eps)   = ln(x / (1 - x)), x first clamped to [eps, 1 - eps]
+    hypot(a, b)     = sqrt(a^2 + b^2) = m sqrt(1 + (n/m)^2), m = max(|a|,|b|), n = min
+                      (inf if either is infinite, even when the other is NaN)
+    sinc(x)         = sin(pi x) / (pi x), and 1 at 0
+
+The shifted forms never overflow: ``e^a`` of a = 100 is inf in float32, ``e^-|a - b|``
+is at most 1; ``a^2`` overflows from 1.9e19, ``n/m`` is at most 1.
+
+Where a formula has a hole (``sinc`` at 0, ``x ln y`` at y = 0), ``where`` picks the
+limit, and the formula is evaluated at a harmless stand-in there (``where(x == 0, 1,
+x)``): ``where`` sends a zero gradient into the branch it did not pick, but 0 times the
+inf of a derivative at the hole is NaN, so the hole must not be computed at all.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minitorch._tensor import Tensor
+from minitorch.dtypes import get_default_dtype
+from minitorch.ops.binary import clamp, maximum, minimum, pow, where
+from minitorch.ops.common import cast, require_tensor
+
+
+def _floating(name: str, x: Any, argument: str = "input", position: int = 1) -> Tensor:
+    require_tensor(name, x, argument, position)
+    return x if x.dtype.is_floating_point else cast(x, get_default_dtype())
+
+
+def _floats_only(name: str, *tensors: Tensor) -> None:
+    for position, t in enumerate(tensors, 1):
+        require_tensor(name, t, "input" if position == 1 else "other", position)
+        if not t.dtype.is_floating_point:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{t.dtype.type_name}\'')
+
+
+def exp2(x: Tensor) -> Tensor:
+    """2 to the power of each element (a float)."""
+    return pow(2.0, _floating("exp2", x))
+
+
+def deg2rad(x: Tensor) -> Tensor:
+    return _floating("deg2rad", x) * (math.pi / 180)
+
+
+def rad2deg(x: Tensor) -> Tensor:
+    return _floating("rad2deg", x) * (180 / math.pi)
+
+
+def sinc(x: Tensor) -> Tensor:
+    """The normalized sinc, ``sin(pi x) / (pi x)``: 1 at 0, 0 at the other integers."""
+    x = _floating("sinc", x)
+    zero = x == 0
+    scaled = where(zero, 1.0, x) * math.pi
+    return where(zero, 1.0, scaled.sin() / scaled)
+
+
+def logit(x: Tensor, eps: float | None = None) -> Tensor:
+    """The inverse of the sigmoid, ``ln(x / (1 - x))``; with ``eps``, ``x`` is clamped to
+    ``[eps, 1 - eps]`` first (and the gradient is 0 outside it)."""
+    x = _floating("logit", x)
+    if eps is not None:
+        x = clamp(x, eps, 1 - eps)
+    return (x / (1 - x)).log()
+
+
+def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002 (PyTorch's names)
+    """``input * ln(other)``, 0 where ``input`` is 0 (entropy's ``0 ln 0 = 0``), NaN
+    where ``other`` is NaN. Either may be a number, not both."""
+    if not isinstance(input, Tensor):
+        other = _floating("xlogy", other, "other", 2)
+        input = other * 0 + input
+    elif not isinstance(other, Tensor):
+        input = _floating("xlogy", input)
+        other = input * 0 + other
+    else:
+        input, other = _floating("xlogy", input), _floating("xlogy", other, "other", 2)
+    hole = (input == 0) & ((other == 0) | (other == math.inf))  # 0 * -inf, 0 * inf
+    safe = where(hole, 1.0, other)
+    return where(hole, 0.0, input * safe.log())
+
+
+def _log_add(name: str, a: Tensor, b: Tensor, base: float) -> Tensor:
+    """``log_base(base^a + base^b)`` in the shifted form (module docstring)."""
+    _floats_only(name, a, b)
+    same_infinity = (a == b) & (a.abs() == math.inf)  # inf - inf would be NaN
+    d = where(same_infinity, 0.0, a - b)
+    shift = (-d.abs() * math.log(base)).exp().log1p() / math.log(base)
+    return where(same_infinity, a, maximum(a, b) + shift)
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``ln(e^input + e^other)``, without overflow."""
+    return _log_add("logaddexp", input, other, math.e)
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``log2(2^input + 2^other)``, without overflow."""
+    return _log_add("logaddexp2", input, other, 2.0)
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """``sqrt(input^2 + other^2)``, the length of the vector (input, other), scaled so
+    that the squares cannot overflow."""
+    _floats_only("hypot", input, other)
+    a, b = input.abs(), other.abs()
+    m, n = maximum(a, b), minimum(a, b)
+    empty = (m == 0) | (m == math.inf)
+    ratio = n / where(empty, 1.0, m)
+    length = where(empty, m, m * (ratio * ratio + 1).sqrt())
+    return where((a == math.inf) | (b == math.inf), math.inf, length)  # even beside a NaN
