@@ -21,6 +21,8 @@
 | ``attention.py``     | ``MultiheadAttention``                                      |
 | ``transformer.py``   | ``Transformer``, ``TransformerEncoder(Layer)``, ``TransformerDecoder(Layer)`` |
 | ``loss.py``          | ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCELoss``, ...  |
+| ``regression_loss.py`` | ``HuberLoss``, ``SmoothL1Loss``, ``KLDivLoss``, ``PoissonNLLLoss``, ... |
+| ``margin_loss.py``   | ``MarginRankingLoss``, ``TripletMarginLoss``, ``CosineEmbeddingLoss``, ... |
 | ``init.py``          | ``nn.init``: ``kaiming_uniform_``, ``xavier_normal_``, ...  |
 | ``functional/``      | ``nn.functional`` (``F``): the same operations as functions  |
 | ``parallel/``        | ``nn.parallel``: ``DistributedDataParallel`` (gradients averaged across ranks) |
@@ -59,6 +61,16 @@ from minitorch.nn.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dr
 from minitorch.nn.embedding import Embedding
 from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
 from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from minitorch.nn.margin_loss import (
+    CosineEmbeddingLoss,
+    CosineSimilarity,
+    HingeEmbeddingLoss,
+    MarginRankingLoss,
+    MultiLabelSoftMarginLoss,
+    PairwiseDistance,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
 from minitorch.nn.module import Buffer, Module, Parameter
 from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from minitorch.nn.padding import (
@@ -80,6 +92,7 @@ from minitorch.nn.padding import (
 )  # fmt: skip
 from minitorch.nn.parameter_container import ParameterDict, ParameterList
 from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from minitorch.nn.regression_loss import GaussianNLLLoss, HuberLoss, KLDivLoss, PoissonNLLLoss, SmoothL1Loss
 from minitorch.nn.rnn import GRU, LSTM, RNN, RNNBase
 from minitorch.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from minitorch.nn.sample_normalization import (
@@ -118,4 +131,7 @@ __all__ = [
     "Softsign", "Tanhshrink", "Threshold",
     "ConvTranspose1d", "ConvTranspose2d",
     "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm",
+    "GaussianNLLLoss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "SmoothL1Loss",
+    "CosineEmbeddingLoss", "CosineSimilarity", "HingeEmbeddingLoss", "MarginRankingLoss",
+    "MultiLabelSoftMarginLoss", "PairwiseDistance", "SoftMarginLoss", "TripletMarginLoss",
 ]  # fmt: skip

@@ -16,6 +16,8 @@ weights and call these).
 | ``sample_normalization.py`` | ``group_norm``, ``instance_norm``, ``rms_norm``, ``normalize``, ... |
 | ``attention.py``    | ``scaled_dot_product_attention``                             |
 | ``multi_head_attention.py`` | ``multi_head_attention_forward`` (``nn.MultiheadAttention``'s computation) |
+| ``regression_loss.py`` | ``huber_loss``, ``smooth_l1_loss``, ``kl_div``, ``poisson_nll_loss``, ... |
+| ``margin_loss.py``  | ``triplet_margin_loss``, ``cosine_similarity``, ``pairwise_distance``, ... |
 | ``loss.py``         | ``mse_loss``, ``cross_entropy``, ``nll_loss``, ``binary_cross_entropy``, ... |
 """
 
@@ -69,6 +71,16 @@ from minitorch.nn.functional.loss import (
     mse_loss,
     nll_loss,
 )
+from minitorch.nn.functional.margin_loss import (
+    cosine_embedding_loss,
+    cosine_similarity,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 from minitorch.nn.functional.multi_head_attention import multi_head_attention_forward
 from minitorch.nn.functional.normalization import batch_norm, layer_norm
 from minitorch.nn.functional.pooling import (
@@ -77,6 +89,13 @@ from minitorch.nn.functional.pooling import (
     avg_pool2d,
     max_pool1d,
     max_pool2d,
+)
+from minitorch.nn.functional.regression_loss import (
+    gaussian_nll_loss,
+    huber_loss,
+    kl_div,
+    poisson_nll_loss,
+    smooth_l1_loss,
 )
 from minitorch.nn.functional.sample_normalization import (
     group_norm,
@@ -98,5 +117,8 @@ __all__ = [
     "tanhshrink", "threshold",
     "conv_transpose1d", "conv_transpose2d",
     "group_norm", "instance_norm", "local_response_norm", "normalize", "rms_norm",
+    "gaussian_nll_loss", "huber_loss", "kl_div", "poisson_nll_loss", "smooth_l1_loss",
+    "cosine_embedding_loss", "cosine_similarity", "hinge_embedding_loss", "margin_ranking_loss",
+    "multilabel_soft_margin_loss", "pairwise_distance", "soft_margin_loss", "triplet_margin_loss",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
 ]  # fmt: skip

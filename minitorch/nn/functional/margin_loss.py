@@ -1,0 +1,154 @@
+"""Margin and embedding losses: ``margin_ranking_loss``, ``hinge_embedding_loss``,
+``soft_margin_loss``, ``multilabel_soft_margin_loss``, ``cosine_embedding_loss`` and
+``triplet_margin_loss``; with the two distances they use, ``cosine_similarity`` and
+``pairwise_distance``.
+
+These losses do not ask for a value to be reached, only for an *order* with a gap (the
+margin) between the right answer and the wrong one; once the gap is there the loss is 0
+and pushes no more. Labels ``y`` are ``1`` or ``-1``:
+
+* **margin ranking**: ``max(0, -y (x1 - x2) + margin)``: ``x1`` should rank above
+  ``x2`` by ``margin`` when ``y = 1``, below it when ``y = -1``;
+* **hinge embedding**: ``x`` for ``y = 1``, ``max(0, margin - x)`` for ``y = -1``
+  (``x`` is usually a distance: similar pairs close, dissimilar ones at least
+  ``margin`` apart);
+* **soft margin**: ``log(1 + e^(-y x))``, the smooth version (logistic regression's
+  loss); **multi-label soft margin**: binary cross-entropy of ``sigmoid(x)`` for every
+  class, averaged over the classes;
+* **cosine embedding**: ``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos - margin)``
+  for ``y = -1``;
+* **triplet margin** (FaceNet): ``max(0, d(a, p) - d(a, n) + margin)``: the anchor
+  nearer the positive than the negative by ``margin`` (``swap`` uses the nearer of
+  ``d(a, n)`` and ``d(p, n)``).
+
+``cosine_similarity`` is ``x1 . x2 / max(|x1| |x2|, eps)``; ``pairwise_distance`` is
+``||x1 - x2 + eps||_p`` (the ``eps`` keeps the gradient finite at 0).
+"""
+
+from __future__ import annotations
+
+from minitorch._tensor import Tensor
+from minitorch.nn.functional.activation_family import logsigmoid, softplus
+from minitorch.nn.functional.loss import _check_reduction, _reduce, _require_tensors
+from minitorch.nn.functional.regression_loss import legacy_reduction
+from minitorch.ops.common import require_tensor
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``x1 . x2 / max(||x1|| ||x2||, eps)`` along ``dim`` (broadcasting the two)."""
+    _require_tensors("cosine_similarity", x1, x2)
+    dot = (x1 * x2).sum(dim)
+    norms = (x1 * x1).sum(dim).sqrt() * (x2 * x2).sum(dim).sqrt()
+    return dot / norms.clamp(min=eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:  # fmt: skip
+    """``||x1 - x2 + eps||_p`` along the last dimension."""
+    _require_tensors("pairwise_distance", x1, x2)
+    difference = x1 - x2 + eps
+    dim = -1 if difference.ndim else 0
+    return difference.norm(p, dim, keepdim=keepdim)
+
+
+def _labels(function: str, target: Tensor) -> None:
+    require_tensor(function, target, "target", 3)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``max(0, -y (x1 - x2) + margin)``."""
+    _require_tensors("margin_ranking_loss", input1, input2)
+    _labels("margin_ranking_loss", target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {list(input1.shape)}, input2: {list(input2.shape)}, target: {list(target.shape)} "
+        )
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (PyTorch's exact
+    rule: the first term wherever ``y != -1``, the second wherever ``y != 1``)."""
+    _require_tensors("hinge_embedding_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    pushed_apart = (margin - input).clamp(min=0).where(target != 1, 0.0)
+    pulled_close = input.where(target != -1, 0.0)
+    return _reduce(pushed_apart + pulled_close, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``log(1 + e^(-y x))``."""
+    _require_tensors("soft_margin_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return _reduce(softplus(-target * input), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``-(t log sigmoid(x) + (1 - t) log sigmoid(-x))`` per class (times ``weight``),
+    averaged over the classes (the last dimension): one loss per sample."""
+    _require_tensors("multilabel_soft_margin_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    classes = input.shape[-1] if input.ndim else 1
+    return _reduce(loss.sum(-1) / classes if input.ndim else loss, reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where
+    ``y = -1``; the cosine along the last dimension of ``[N, D]`` (or ``[D]``) inputs,
+    with PyTorch's ``1e-12`` added to each squared norm."""
+    _require_tensors("cosine_embedding_loss", input1, input2)
+    _labels("cosine_embedding_loss", target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
+        raise RuntimeError(
+            f"cosine_embedding_loss: expected two 1D or 2D inputs of the same size, but got "
+            f"{list(input1.shape)} and {list(input2.shape)}"
+        )
+    dot = (input1 * input2).sum(-1)
+    squares = ((input1 * input1).sum(-1) + 1e-12) * ((input2 * input2).sum(-1) + 1e-12)
+    cos = dot / squares.sqrt()
+    loss = (1 - cos).where(target == 1, 0.0) + (cos - margin).clamp(min=0).where(target == -1, 0.0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:  # fmt: skip
+    """``max(0, d(a, p) - d(a, n) + margin)`` with ``d = pairwise_distance``."""
+    _require_tensors("triplet_margin_loss", anchor, positive)
+    require_tensor("triplet_margin_loss", negative, "negative", 3)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+    if not (anchor.ndim == positive.ndim == negative.ndim):
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+            f"{negative.ndim}D inputs"
+        )
+    d_positive = pairwise_distance(anchor, positive, p, eps)
+    d_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_negative = d_negative.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((d_positive - d_negative + margin).clamp(min=0), reduction)
