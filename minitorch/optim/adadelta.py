@@ -49,7 +49,7 @@ class Adadelta(Optimizer):
         grad = -param.grad if group["maximize"] else param.grad
         state = self.state.setdefault(param, {})
         if not state:
-            state["step"] = creation.zeros(())
+            state["step"] = creation.zeros((), device=param.device)
             state["square_avg"] = creation.zeros_like(param.detach())
             state["acc_delta"] = creation.zeros_like(param.detach())
         state["step"].add_(1)

@@ -49,7 +49,7 @@ class Adagrad(Optimizer):
     def _state(self, param: Any, group: dict[str, Any]) -> dict[str, Any]:
         state = self.state.setdefault(param, {})
         if not state:
-            state["step"] = creation.zeros(())
+            state["step"] = creation.zeros((), device=param.device)
             state["sum"] = creation.full_like(param.detach(), group["initial_accumulator_value"])
         return state
 

@@ -43,7 +43,7 @@ class Adamax(Optimizer):
         grad = -param.grad if group["maximize"] else param.grad
         state = self.state.setdefault(param, {})
         if not state:
-            state["step"] = creation.zeros(())
+            state["step"] = creation.zeros((), device=param.device)
             state["exp_avg"] = creation.zeros_like(param.detach())
             state["exp_inf"] = creation.zeros_like(param.detach())
         step = self._count_step(state)

@@ -49,9 +49,9 @@ class ASGD(Optimizer):
         grad = -param.grad if group["maximize"] else param.grad
         state = self.state.setdefault(param, {})
         if not state:
-            state["step"] = creation.zeros(())
-            state["eta"] = creation.full((), lr)
-            state["mu"] = creation.ones(())
+            state["step"] = creation.zeros((), device=param.device)
+            state["eta"] = creation.full((), lr, device=param.device)
+            state["mu"] = creation.ones((), device=param.device)
             state["ax"] = creation.zeros_like(param.detach())
         step = self._count_step(state)
         if group["weight_decay"] != 0:

@@ -54,8 +54,8 @@ class NAdam(Optimizer):
         grad = -param.grad if group["maximize"] else param.grad
         state = self.state.setdefault(param, {})
         if not state:
-            state["step"] = creation.zeros(())
-            state["mu_product"] = creation.ones(())
+            state["step"] = creation.zeros((), device=param.device)
+            state["mu_product"] = creation.ones((), device=param.device)
             state["exp_avg"] = creation.zeros_like(param.detach())
             state["exp_avg_sq"] = creation.zeros_like(param.detach())
         step = self._count_step(state)

@@ -54,7 +54,7 @@ class Rprop(Optimizer):
         grad = -param.grad if group["maximize"] else param.grad
         state = self.state.setdefault(param, {})
         if not state:
-            state["step"] = creation.zeros(())
+            state["step"] = creation.zeros((), device=param.device)
             state["prev"] = creation.zeros_like(param.detach())
             state["step_size"] = creation.full_like(grad, group["lr"])
         state["step"].add_(1)
