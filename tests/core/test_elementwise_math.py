@@ -152,3 +152,13 @@ def test_swapaxes_in_place_and_gradients_through_the_formulas():
         getattr(mt, name)(a, *args_mt).sum().backward()
         getattr(torch, name)(b, *args_t).sum().backward()
         same(a.grad, b.grad, rtol=1e-6)
+
+
+def test_out_and_keyword_names_as_torch():
+    out = mt.empty(2)
+    assert mt.hypot(mt.tensor([3.0, 5.0]), mt.tensor([4.0, 12.0]), out=out) is out
+    same(out, torch.tensor([5.0, 13.0]))
+    same(mt.xlogy(input=mt.tensor([0.0, 2.0]), other=mt.tensor([0.0, 3.0])),
+         torch.xlogy(input=torch.tensor([0.0, 2.0]), other=torch.tensor([0.0, 3.0])))  # fmt: skip
+    with pytest.raises(TypeError):
+        mt.isreal(mt.tensor([1.0]), out=mt.empty(1, dtype=mt.bool))  # torch's has no out=
