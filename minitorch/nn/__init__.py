@@ -12,6 +12,8 @@
 | ``pooling.py``       | ``MaxPool2d``, ``AvgPool2d``                                |
 | ``normalization.py`` | ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``             |
 | ``sample_normalization.py`` | ``GroupNorm``, ``InstanceNorm1d/2d/3d``, ``RMSNorm``, ``LocalResponseNorm`` |
+| ``upsampling.py``    | ``Upsample``, ``PixelShuffle``, ``PixelUnshuffle``          |
+| ``fold.py``          | ``Unfold``, ``Fold`` (im2col, col2im)                       |
 | ``dropout.py``       | ``Dropout``                                                 |
 | ``padding.py``       | ``ZeroPad2d``, ``ReflectionPad1d``, ``CircularPad3d``, ... (``F.pad`` as a layer) |
 | ``embedding.py``     | ``Embedding``                                               |
@@ -59,15 +61,14 @@ from minitorch.nn.conv import Conv1d, Conv2d
 from minitorch.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
 from minitorch.nn.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from minitorch.nn.embedding import Embedding
+from minitorch.nn.fold import Fold, Unfold
 from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
 from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from minitorch.nn.margin_loss import (
     CosineEmbeddingLoss,
-    CosineSimilarity,
     HingeEmbeddingLoss,
     MarginRankingLoss,
     MultiLabelSoftMarginLoss,
-    PairwiseDistance,
     SoftMarginLoss,
     TripletMarginLoss,
 )
@@ -110,6 +111,13 @@ from minitorch.nn.transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from minitorch.nn.upsampling import (
+    PixelShuffle,
+    PixelUnshuffle,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
@@ -132,6 +140,8 @@ __all__ = [
     "ConvTranspose1d", "ConvTranspose2d",
     "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm",
     "GaussianNLLLoss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "SmoothL1Loss",
-    "CosineEmbeddingLoss", "CosineSimilarity", "HingeEmbeddingLoss", "MarginRankingLoss",
-    "MultiLabelSoftMarginLoss", "PairwiseDistance", "SoftMarginLoss", "TripletMarginLoss",
+    "CosineEmbeddingLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss",
+    "SoftMarginLoss", "TripletMarginLoss",
+    "Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]  # fmt: skip

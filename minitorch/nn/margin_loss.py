@@ -1,5 +1,4 @@
-"""Margin and embedding loss layers (the formulas are in ``functional/margin_loss.py``),
-and ``CosineSimilarity``/``PairwiseDistance``."""
+"""Margin and embedding loss layers (the formulas are in ``functional/margin_loss.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +6,6 @@ from minitorch._tensor import Tensor
 from minitorch.nn.functional import margin_loss as M
 from minitorch.nn.functional.regression_loss import legacy_reduction
 from minitorch.nn.loss import _Loss
-from minitorch.nn.module import Module
 
 
 class _MarginLoss(_Loss):
@@ -81,25 +79,3 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return M.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
                                      self.swap, reduction=self.reduction)  # fmt: skip
-
-
-class CosineSimilarity(Module):
-    """``x1 . x2 / max(||x1|| ||x2||, eps)`` along ``dim``."""
-
-    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
-        super().__init__()
-        self.dim, self.eps = dim, eps
-
-    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
-        return M.cosine_similarity(x1, x2, self.dim, self.eps)
-
-
-class PairwiseDistance(Module):
-    """``||x1 - x2 + eps||_p`` along the last dimension."""
-
-    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
-        super().__init__()
-        self.norm, self.eps, self.keepdim = p, eps, keepdim
-
-    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
-        return M.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

@@ -11,13 +11,14 @@ weights and call these).
 | ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
 | ``channel_dropout.py`` | ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` |
 | ``padding_modes.py`` | ``pad``'s reflect, replicate and circular modes             |
+| ``interpolate.py``  | ``interpolate``, ``upsample``, ``pixel_shuffle``, ``pixel_unshuffle`` |
 | ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
 | ``sample_normalization.py`` | ``group_norm``, ``instance_norm``, ``rms_norm``, ``normalize``, ... |
 | ``attention.py``    | ``scaled_dot_product_attention``                             |
 | ``multi_head_attention.py`` | ``multi_head_attention_forward`` (``nn.MultiheadAttention``'s computation) |
 | ``regression_loss.py`` | ``huber_loss``, ``smooth_l1_loss``, ``kl_div``, ``poisson_nll_loss``, ... |
-| ``margin_loss.py``  | ``triplet_margin_loss``, ``cosine_similarity``, ``pairwise_distance``, ... |
+| ``margin_loss.py``  | ``triplet_margin_loss``, ``cosine_embedding_loss``, ...     |
 | ``loss.py``         | ``mse_loss``, ``cross_entropy``, ``nll_loss``, ``binary_cross_entropy``, ... |
 """
 
@@ -62,6 +63,7 @@ from minitorch.nn.functional.channel_dropout import (
 )
 from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
 from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d
+from minitorch.nn.functional.interpolate import interpolate, pixel_shuffle, pixel_unshuffle, upsample
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
 from minitorch.nn.functional.loss import (
     binary_cross_entropy,
@@ -73,11 +75,9 @@ from minitorch.nn.functional.loss import (
 )
 from minitorch.nn.functional.margin_loss import (
     cosine_embedding_loss,
-    cosine_similarity,
     hinge_embedding_loss,
     margin_ranking_loss,
     multilabel_soft_margin_loss,
-    pairwise_distance,
     soft_margin_loss,
     triplet_margin_loss,
 )
@@ -118,7 +118,8 @@ __all__ = [
     "conv_transpose1d", "conv_transpose2d",
     "group_norm", "instance_norm", "local_response_norm", "normalize", "rms_norm",
     "gaussian_nll_loss", "huber_loss", "kl_div", "poisson_nll_loss", "smooth_l1_loss",
-    "cosine_embedding_loss", "cosine_similarity", "hinge_embedding_loss", "margin_ranking_loss",
-    "multilabel_soft_margin_loss", "pairwise_distance", "soft_margin_loss", "triplet_margin_loss",
+    "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+    "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_loss",
+    "interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
 ]  # fmt: skip

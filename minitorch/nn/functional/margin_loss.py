@@ -1,7 +1,6 @@
 """Margin and embedding losses: ``margin_ranking_loss``, ``hinge_embedding_loss``,
 ``soft_margin_loss``, ``multilabel_soft_margin_loss``, ``cosine_embedding_loss`` and
-``triplet_margin_loss``; with the two distances they use, ``cosine_similarity`` and
-``pairwise_distance``.
+``triplet_margin_loss``.
 
 These losses do not ask for a value to be reached, only for an *order* with a gap (the
 margin) between the right answer and the wrong one; once the gap is there the loss is 0
@@ -21,8 +20,8 @@ and pushes no more. Labels ``y`` are ``1`` or ``-1``:
   nearer the positive than the negative by ``margin`` (``swap`` uses the nearer of
   ``d(a, n)`` and ``d(p, n)``).
 
-``cosine_similarity`` is ``x1 . x2 / max(|x1| |x2|, eps)``; ``pairwise_distance`` is
-``||x1 - x2 + eps||_p`` (the ``eps`` keeps the gradient finite at 0).
+The triplet's distance is ``||x1 - x2 + eps||_p`` (``F.pairwise_distance``; the ``eps``
+keeps the gradient finite at 0).
 """
 
 from __future__ import annotations
@@ -34,18 +33,9 @@ from minitorch.nn.functional.regression_loss import legacy_reduction
 from minitorch.ops.common import require_tensor
 
 
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """``x1 . x2 / max(||x1|| ||x2||, eps)`` along ``dim`` (broadcasting the two)."""
-    _require_tensors("cosine_similarity", x1, x2)
-    dot = (x1 * x2).sum(dim)
-    norms = (x1 * x1).sum(dim).sqrt() * (x2 * x2).sum(dim).sqrt()
-    return dot / norms.clamp(min=eps)
-
-
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+def _pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:  # fmt: skip
     """``||x1 - x2 + eps||_p`` along the last dimension."""
-    _require_tensors("pairwise_distance", x1, x2)
     difference = x1 - x2 + eps
     dim = -1 if difference.ndim else 0
     return difference.norm(p, dim, keepdim=keepdim)
@@ -134,7 +124,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:  # fmt: skip
-    """``max(0, d(a, p) - d(a, n) + margin)`` with ``d = pairwise_distance``."""
+    """``max(0, d(a, p) - d(a, n) + margin)`` with ``d(u, v) = ||u - v + eps||_p``."""
     _require_tensors("triplet_margin_loss", anchor, positive)
     require_tensor("triplet_margin_loss", negative, "negative", 3)
     reduction = legacy_reduction(size_average, reduce, reduction)
@@ -147,8 +137,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
             f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
             f"{negative.ndim}D inputs"
         )
-    d_positive = pairwise_distance(anchor, positive, p, eps)
-    d_negative = pairwise_distance(anchor, negative, p, eps)
+    d_positive = _pairwise_distance(anchor, positive, p, eps)
+    d_negative = _pairwise_distance(anchor, negative, p, eps)
     if swap:
-        d_negative = d_negative.minimum(pairwise_distance(positive, negative, p, eps))
+        d_negative = d_negative.minimum(_pairwise_distance(positive, negative, p, eps))
     return _reduce((d_positive - d_negative + margin).clamp(min=0), reduction)
