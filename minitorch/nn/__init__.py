@@ -15,8 +15,12 @@
 | ``upsampling.py``    | ``Upsample``, ``PixelShuffle``, ``PixelUnshuffle``          |
 | ``fold.py``          | ``Unfold``, ``Fold`` (im2col, col2im)                       |
 | ``dropout.py``       | ``Dropout``                                                 |
+| ``bilinear.py``      | ``Bilinear``                                                |
+| ``distance.py``      | ``CosineSimilarity``, ``PairwiseDistance``                  |
+| ``channel_shuffle.py`` | ``ChannelShuffle``                                        |
 | ``padding.py``       | ``ZeroPad2d``, ``ReflectionPad1d``, ``CircularPad3d``, ... (``F.pad`` as a layer) |
 | ``embedding.py``     | ``Embedding``                                               |
+| ``embedding_bag.py`` | ``EmbeddingBag`` (a bag of lookups, summed, averaged or maxed) |
 | ``rnn_cells.py``     | ``RNNCell``, ``LSTMCell``, ``GRUCell`` (one step of a recurrence) |
 | ``rnn.py``           | ``RNN``, ``LSTM``, ``GRU`` (the step run along a sequence)  |
 | ``parameter_container.py`` | ``ParameterList``, ``ParameterDict``                  |
@@ -56,11 +60,15 @@ from minitorch.nn.activation_family import (
     Threshold,
 )  # fmt: skip
 from minitorch.nn.attention import MultiheadAttention
+from minitorch.nn.bilinear import Bilinear
+from minitorch.nn.channel_shuffle import ChannelShuffle
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv1d, Conv2d
 from minitorch.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
+from minitorch.nn.distance import CosineSimilarity, PairwiseDistance
 from minitorch.nn.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from minitorch.nn.embedding import Embedding
+from minitorch.nn.embedding_bag import EmbeddingBag
 from minitorch.nn.fold import Fold, Unfold
 from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
 from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
@@ -134,6 +142,7 @@ __all__ = [
     "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
     "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
     "AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
+    "Bilinear", "ChannelShuffle", "CosineSimilarity", "PairwiseDistance",
     "CELU", "ELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",
@@ -143,5 +152,5 @@ __all__ = [
     "CosineEmbeddingLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss",
     "SoftMarginLoss", "TripletMarginLoss",
     "Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2d",
-    "UpsamplingNearest2d",
+    "UpsamplingNearest2d", "EmbeddingBag",
 ]  # fmt: skip

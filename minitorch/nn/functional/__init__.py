@@ -10,7 +10,13 @@ weights and call these).
 | ``conv.py``         | ``conv1d``, ``conv2d``, ``unfold``, ``fold``, ``pad``        |
 | ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
 | ``channel_dropout.py`` | ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` |
+| ``distance.py``     | ``cosine_similarity``, ``pairwise_distance``, ``pdist``      |
+| ``bilinear.py``     | ``bilinear``                                               |
+| ``channel_shuffle.py`` | ``channel_shuffle``                                     |
+| ``gumbel_softmax.py`` | ``gumbel_softmax``                                       |
+| ``inplace_activations.py`` | ``relu_``, ``elu_``, ``hardtanh_``, ``threshold_``, ...   |
 | ``padding_modes.py`` | ``pad``'s reflect, replicate and circular modes             |
+| ``embedding_bag.py`` | ``embedding_bag``                                          |
 | ``interpolate.py``  | ``interpolate``, ``upsample``, ``pixel_shuffle``, ``pixel_unshuffle`` |
 | ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
@@ -54,6 +60,7 @@ from minitorch.nn.functional.activation_family import (
     threshold,
 )  # fmt: skip
 from minitorch.nn.functional.attention import scaled_dot_product_attention
+from minitorch.nn.functional.bilinear import bilinear
 from minitorch.nn.functional.channel_dropout import (
     alpha_dropout,
     dropout1d,
@@ -61,8 +68,22 @@ from minitorch.nn.functional.channel_dropout import (
     dropout3d,
     feature_alpha_dropout,
 )
+from minitorch.nn.functional.channel_shuffle import channel_shuffle, native_channel_shuffle
 from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
 from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d
+from minitorch.nn.functional.distance import cosine_similarity, pairwise_distance, pdist
+from minitorch.nn.functional.gumbel_softmax import gumbel_softmax
+from minitorch.nn.functional.inplace_activations import (
+    celu_,
+    elu_,
+    hardtanh_,
+    leaky_relu_,
+    relu_,
+    rrelu_,
+    selu_,
+    threshold_,
+)
+from minitorch.nn.functional.embedding_bag import embedding_bag
 from minitorch.nn.functional.interpolate import interpolate, pixel_shuffle, pixel_unshuffle, upsample
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
 from minitorch.nn.functional.loss import (
@@ -120,6 +141,9 @@ __all__ = [
     "gaussian_nll_loss", "huber_loss", "kl_div", "poisson_nll_loss", "smooth_l1_loss",
     "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
     "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_loss",
-    "interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample",
+    "interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample", "embedding_bag",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
+    "bilinear", "channel_shuffle", "native_channel_shuffle", "cosine_similarity",
+    "pairwise_distance", "pdist", "gumbel_softmax", "celu_", "elu_", "hardtanh_", "leaky_relu_",
+    "relu_", "rrelu_", "selu_", "threshold_",
 ]  # fmt: skip
