@@ -126,6 +126,14 @@ def _reflect(function: Any) -> Any:
     return binary.reversed_operands(function)
 
 
+def _divided_into(self: Tensor, other: Any) -> Tensor:
+    """``2 / t``: PyTorch computes it as ``t.reciprocal() * 2`` (two roundings, not one
+    division), so we do too, and print the same last digits."""
+    if not (binary.is_number(other) or isinstance(other, Tensor)):
+        return NotImplemented
+    return binary.mul(unary.reciprocal(self), other)
+
+
 def _operator(function: Any) -> Any:
     return binary.operator_form(function)
 
@@ -259,7 +267,7 @@ METHODS: dict[str, Any] = {
     "__mul__": binary.lane_operator(binary.mul, "mul", binary.Mul),
     "__rmul__": _reflect(binary.mul),
     "__truediv__": binary.lane_operator(binary.div, "div", binary.Div),
-    "__rtruediv__": _reflect(binary.div),
+    "__rtruediv__": _divided_into,
     "__floordiv__": _operator(binary.floor_divide), "__rfloordiv__": _reflect(binary.floor_divide),
     "__mod__": _operator(binary.remainder), "__rmod__": _reflect(binary.remainder),
     "__pow__": binary.lane_operator(binary.pow, "pow", binary.pow_function),
