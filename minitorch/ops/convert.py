@@ -35,7 +35,7 @@ from minitorch.dtypes import dtype as DType
 from minitorch.layout import contiguous_strides
 from minitorch.memory_format import check_memory_format, preserve_format, suggested_format
 from minitorch.ops.common import cast, require_tensor
-from minitorch.ops.shape import in_memory_format
+from minitorch.ops.shape import clone, in_memory_format
 
 
 class ToCopy(Function):
@@ -69,6 +69,11 @@ def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     memory_format = check_memory_format(kwargs.pop("memory_format", preserve_format), "to")
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    flags = [arg for arg in args if isinstance(arg, builtins.bool)]  # PyTorch's positional
+    args = [arg for arg in args if not isinstance(arg, builtins.bool)]  # non_blocking, copy
+    if len(flags) > 2:
+        raise TypeError("to() received an invalid combination of arguments (more than non_blocking, copy)")
+    non_blocking, copy = (*flags, non_blocking, copy)[:2] if flags else (non_blocking, copy)
     for arg in args:
         if isinstance(arg, Tensor):
             dtype, device = arg.dtype, arg.device
@@ -78,7 +83,9 @@ def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = arg
     dtype = as_dtype(dtype) if dtype is not None else x.dtype
     device = as_device(device) if device is not None else x.device
-    if dtype is x.dtype and device == x.device and not copy:
+    if dtype is x.dtype and device == x.device and copy:
+        return clone(x, memory_format=memory_format)
+    if dtype is x.dtype and device == x.device:
         # PyTorch returns the tensor itself unless the format asked for differs from the
         # one its strides suggest (so a transposed matrix stays as it is)
         if memory_format in (preserve_format, suggested_format(x._shape, x._strides)):

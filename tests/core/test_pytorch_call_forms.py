@@ -109,3 +109,18 @@ def test_scatter_with_reduce_add_is_scatter_add_as_in_pytorch():
         x.scatter(0, index, 2.5, reduce="max")
     with pytest.raises(NotImplementedError, match="multiply"):
         x.scatter(0, index, 2.5, reduce="multiply")
+
+
+def test_to_takes_non_blocking_and_copy_positionally_and_copy_copies():
+    x, t = pair((2, 3), 9)
+    x, t = x.t(), t.t()
+    for args in [("float64", True), ("float64", False, True), ("float64",)]:
+        got = x.to(getattr(minitorch, args[0]), *args[1:])
+        expected = t.to(getattr(torch, args[0]), *args[1:])
+        assert str(got.dtype) == str(expected.dtype)
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    assert x.to(minitorch.float64, False) is x and t.to(torch.float64, False) is t
+    copied, torch_copied = x.to(minitorch.float64, False, True), t.to(torch.float64, False, True)
+    assert copied is not x and copied.data_ptr() != x.data_ptr()
+    assert copied.stride() == torch_copied.stride()  # the copy keeps the transposed order
+    assert x.to("cpu", minitorch.float64, False, True).data_ptr() != x.data_ptr()
