@@ -310,9 +310,37 @@ from minitorch.ops.float_parts import (
     trunc,
 )
 from minitorch.ops.histogram import bincount, histc, histogram, searchsorted
+from minitorch.ops.index_update import (
+    argwhere,
+    bucketize,
+    count_nonzero,
+    index_add,
+    index_copy,
+    index_put,
+    isin,
+    masked_scatter,
+    masked_select,
+    put,
+    scatter_reduce,
+    take,
+    take_along_dim,
+)  # fmt: skip
 from minitorch.ops.log_tan_round import log2, log10, round, tan
 from minitorch.ops.median import median
 from minitorch.ops.meshgrid import meshgrid
+from minitorch.ops.products import (
+    addbmm,
+    addmm,
+    addmv,
+    addr,
+    baddbmm,
+    dist,
+    inner,
+    kron,
+    matrix_power,
+    trace,
+    vdot,
+)  # fmt: skip
 from minitorch.ops.rearrange import movedim, roll, tile
 from minitorch.ops.rearrange import movedim as moveaxis
 from minitorch.ops.scan import cumprod, cumsum
@@ -324,9 +352,46 @@ from minitorch.ops.special_math import (
     erfc,
     erfinv,
     expm1,
+    i0,
     lgamma,
     mvlgamma,
 )
+from minitorch.ops.stacking import (
+    broadcast_to,
+    column_stack,
+    diagflat,
+    diagonal_scatter,
+    dsplit,
+    dstack,
+    fliplr,
+    flipud,
+    hsplit,
+    hstack,
+    ravel,
+    rot90,
+    row_stack,
+    select_scatter,
+    slice_scatter,
+    split_with_sizes,
+    tensor_split,
+    vsplit,
+    vstack,
+)  # fmt: skip
+from minitorch.ops.statistics import (
+    aminmax,
+    cummax,
+    cummin,
+    kthvalue,
+    logcumsumexp,
+    mode,
+    nanmean,
+    nanmedian,
+    nanquantile,
+    nansum,
+    quantile,
+    std_mean,
+    var_mean,
+)  # fmt: skip
 from minitorch.ops.unary import acos, arccos, arcsin, arctan, asin, atan, cosh, erf, nan_to_num, sinh
 from minitorch.printing import set_printoptions
 from minitorch.serialization import load, save

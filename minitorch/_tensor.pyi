@@ -809,7 +809,10 @@ class Tensor:
     def __truediv__(self, other: Any) -> Any:
         """True division (``rounding_mode=None``), or ``"floor"``/``"trunc"`` rounding."""
         ...
-    def __rtruediv__(self, other: Any) -> Tensor: ...
+    def __rtruediv__(self, other: Any) -> Tensor:
+        """``2 / t``: PyTorch computes it as ``t.reciprocal() * 2`` (two roundings, not one division), so we
+        do too, and print the same last digits."""
+        ...
     def __floordiv__(self, other: Any) -> Any:
         """``floor(a / b)``, rounding toward minus infinity."""
         ...
@@ -989,6 +992,143 @@ class Tensor:
         dim2: builtins.int = 1,
     ) -> Tensor:
         """A copy of ``input`` whose ``diagonal(offset, dim1, dim2)`` is ``src``."""
+        ...
+    def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        """``input`` with ``alpha * source[.., j, ..]`` added into slice ``index[j]`` along ``dim`` (a
+        repeated index adds twice)."""
+        ...
+    def index_copy(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
+        """``input`` with slice ``index[j]`` along ``dim`` replaced by ``source[.., j, ..]``."""
+        ...
+    def index_put(self, indices: Any, values: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """``out = input.clone(); out[indices] = values`` (``accumulate=True``: ``+=``, where a repeated
+        position adds every time)."""
+        ...
+    def put(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """``input`` with the elements at row-major positions ``index`` set to ``source``
+        (``accumulate=True``: increased by it)."""
+        ...
+    def take(self, index: Tensor) -> Tensor:
+        """``input.reshape(-1)[index]``: elements by their row-major position, shaped like ``index``."""
+        ...
+    def take_along_dim(self, indices: Tensor, dim: Any = None) -> Tensor:
+        """``gather`` after broadcasting ``input`` and ``indices`` in every dim but ``dim`` (no ``dim``: both
+        flattened)."""
+        ...
+    def masked_select(self, mask: Tensor) -> Tensor:
+        """The elements where ``mask`` (broadcast with ``input``) is True, as a vector in row-major order."""
+        ...
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:
+        """``input`` where ``mask`` is False; where it is True, the elements of ``source`` one after another
+        in row-major order (the inverse of ``masked_select``)."""
+        ...
+    def scatter_reduce(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        src: Tensor,
+        reduce: str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor:
+        """``input`` where nothing is scattered; at each position that ``index`` names, the ``reduce`` (sum,
+        prod, mean, amax, amin) of the ``src`` values sent there, and of the old value too with
+        ``include_self``."""
+        ...
+    def argwhere(self) -> Tensor:
+        """The positions of the nonzero elements, one row of coordinates each (``nonzero``)."""
+        ...
+    def count_nonzero(self, dim: Any = None) -> Tensor:
+        """How many elements are not zero (over ``dim``: one count per remaining position)."""
+        ...
+    def index_add_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``index_add``: ``t`` is overwritten."""
+        ...
+    def index_copy_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``index_copy``: ``t`` is overwritten."""
+        ...
+    def index_put_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``index_put``: ``t`` is overwritten."""
+        ...
+    def put_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``put``: ``t`` is overwritten."""
+        ...
+    def masked_scatter_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``masked_scatter``: ``t`` is overwritten."""
+        ...
+    def scatter_reduce_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``scatter_reduce``: ``t`` is overwritten."""
+        ...
+    def nansum(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
+        """``sum`` with every NaN counted as 0."""
+        ...
+    def nanmean(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
+        """The mean of the values that are not NaN: ``nansum / (how many are not NaN)``."""
+        ...
+    def var_mean(
+        self,
+        dim: Any = None,
+        unbiased: Any = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: Any = None,
+    ) -> tuple[Tensor, Tensor]:
+        """``(var, mean)`` over ``dim``, with ``var``'s arguments."""
+        ...
+    def std_mean(
+        self,
+        dim: Any = None,
+        unbiased: Any = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: Any = None,
+    ) -> tuple[Tensor, Tensor]:
+        """``(std, mean)`` over ``dim``, with ``std``'s arguments."""
+        ...
+    def aminmax(self, *, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        """``(min, max)`` of all elements, or of each line along ``dim``."""
+        ...
+    def cummax(self, dim: builtins.int) -> Any:
+        """``(values, indices)``: the largest value so far along ``dim``, and where it was."""
+        ...
+    def cummin(self, dim: builtins.int) -> Any:
+        """``(values, indices)``: the smallest value so far along ``dim``, and where it was."""
+        ...
+    def logcumsumexp(self, dim: builtins.int) -> Tensor:
+        """``log(cumsum(exp(input)))`` without overflow: at each ``i``, the ``logsumexp`` of positions
+        ``0..i`` (the others masked to ``-inf``, which adds nothing)."""
+        ...
+    def kthvalue(self, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
+        """``(values, indices)``: the ``k``-th smallest value of each line along ``dim`` (``k = 1`` the
+        minimum), and where it was."""
+        ...
+    def mode(self, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
+        """``(values, indices)``: the most frequent value of each line (of several, the smallest) and the last
+        position where it occurs."""
+        ...
+    def nanmedian(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
+        """``median`` of the values that are not NaN (NaN only where a line is all NaN)."""
+        ...
+    def quantile(
+        self,
+        q: Any,
+        dim: Any = None,
+        keepdim: builtins.bool = False,
+        *,
+        interpolation: str = 'linear',
+    ) -> Tensor:
+        """The ``q``-th quantiles of each line along ``dim`` (all elements by default); a 1-D ``q`` adds a
+        leading dimension with one quantile each."""
+        ...
+    def nanquantile(
+        self,
+        q: Any,
+        dim: Any = None,
+        keepdim: builtins.bool = False,
+        *,
+        interpolation: str = 'linear',
+    ) -> Tensor:
+        """``quantile`` of the values that are not NaN."""
         ...
     def expm1(self) -> Tensor: ...
     def asinh(self) -> Tensor: ...

@@ -29,6 +29,8 @@
 | ``storage.py``  | ``untyped_storage``, ``storage``, ``data_ptr``, ``nbytes``   |
 | ``products.py`` | ``addmm``, ``baddbmm``, ``inner``, ``kron``, ``trace``, ``matrix_power`` |
 | ``stacking.py`` | ``hstack``, ``tensor_split``, ``rot90``, ``select_scatter``... |
+| ``index_update.py`` | ``index_add``, ``index_put``, ``take``, ``scatter_reduce``, ``isin`` |
+| ``statistics.py`` | ``nanmean``, ``cummax``, ``kthvalue``, ``mode``, ``quantile``... |
 
 Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so that
 ``minitorch.exp(x)`` and ``x.exp()`` are the same code.
@@ -52,11 +54,13 @@ from minitorch.ops import (
     diagonals,
     gather,
     histogram,
+    index_update,
     indexing,
     inplace,
     linalg,
     log_tan_round,
     median,
+    products,
     random_inplace,
     rearrange,
     reduce,
@@ -64,11 +68,12 @@ from minitorch.ops import (
     shape,
     solve,
     sort,
+    stacking,
+    statistics,
     storage,
     svd,
     unary,
 )
-from minitorch.ops import products, stacking
 from minitorch.ops.common import KEEPDIMS_REDUCTIONS, accepts_keepdims
 
 
@@ -291,7 +296,7 @@ METHODS: dict[str, Any] = {
     "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
 }  # fmt: skip
 
-for _module in (products, stacking):  # each newer ops file lists its own methods
+for _module in (products, stacking, index_update, statistics):  # newer ops files list their methods
     METHODS.update(_module.METHODS)
 METHODS.update({name: accepts_keepdims(METHODS[name]) for name in KEEPDIMS_REDUCTIONS})
 METHODS.update(aliases.methods())  # expm1, hypot, absolute, greater...: aliases.py
