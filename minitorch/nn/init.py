@@ -137,3 +137,26 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
+
+
+# The structured initialisations live in their own file; the deprecated names without the
+# underscore (``nn.init.uniform``, ...) warn and call the functions above.
+from minitorch.nn.init_structured import (  # noqa: E402
+    deprecated_alias,
+    dirac_,
+    orthogonal_,
+    sparse_,
+    trunc_normal_,  # noqa: F401 (re-exported: nn.init.trunc_normal_)
+)
+
+uniform = deprecated_alias(uniform_)
+normal = deprecated_alias(normal_)
+constant = deprecated_alias(constant_)
+eye = deprecated_alias(eye_)
+dirac = deprecated_alias(dirac_)
+xavier_uniform = deprecated_alias(xavier_uniform_)
+xavier_normal = deprecated_alias(xavier_normal_)
+kaiming_uniform = deprecated_alias(kaiming_uniform_)
+kaiming_normal = deprecated_alias(kaiming_normal_)
+orthogonal = deprecated_alias(orthogonal_)
+sparse = deprecated_alias(sparse_)
