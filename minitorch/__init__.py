@@ -278,6 +278,7 @@ from minitorch.ops.composite import (
     scatter,
 )
 from minitorch.ops.composite import outer as ger
+from minitorch.ops.covariance import corrcoef, cov, cumulative_trapezoid, trapezoid, trapz
 from minitorch.ops.cross import cross
 from minitorch.ops.diagonals import diag, diag_embed, diagonal, tril, triu
 from minitorch.ops.exp_log_formulas import (
@@ -343,6 +344,7 @@ from minitorch.ops.products import (
 )  # fmt: skip
 from minitorch.ops.rearrange import movedim, roll, tile
 from minitorch.ops.rearrange import movedim as moveaxis
+from minitorch.ops.runs import narrow_copy, repeat_interleave, unique_consecutive
 from minitorch.ops.scan import cumprod, cumsum
 from minitorch.ops.special_math import (
     acosh,

@@ -1130,6 +1130,37 @@ class Tensor:
     ) -> Tensor:
         """``quantile`` of the values that are not NaN."""
         ...
+    def cov(self, *, correction: builtins.int = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
+        """The covariance matrix of the rows of ``input`` (a vector: one variable, a 0-d result)."""
+        ...
+    def corrcoef(self) -> Tensor:
+        """Pearson's correlation of the rows: ``cov`` scaled to ``[-1, 1]`` (clipped there, as rounding can
+        step just outside)."""
+        ...
+    def repeat_interleave(self, repeats: Any = None, dim: Any = None, *, output_size: Any = None) -> Tensor:
+        """Each element (each slice along ``dim``; without ``dim``, of the flattened tensor) repeated
+        ``repeats`` times (a number, or one count per element)."""
+        ...
+    def unique_consecutive(
+        self,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: Any = None,
+    ) -> Any:
+        """The first element of each run of equal neighbours (along ``dim``: of equal slices);
+        ``return_inverse``: which run each element belongs to; ``return_counts``: the length of each run."""
+        ...
+    def unfold(self, dimension: builtins.int, size: builtins.int, step: builtins.int) -> Tensor:
+        """A view of every window of ``size`` elements along ``dimension``, ``step`` apart: shape ``(...,
+        windows, ..., size)`` with ``windows = (length - size) // step + 1``."""
+        ...
+    def narrow_copy(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
+        """``narrow`` copied into new storage."""
+        ...
+    def sum_to_size(self, *size: Any) -> Tensor:
+        """``input`` summed down to ``size``, which must broadcast to its shape (the reverse of ``expand``:
+        how a broadcast operand's gradient is reduced)."""
+        ...
     def expm1(self) -> Tensor: ...
     def asinh(self) -> Tensor: ...
     def acosh(self) -> Tensor: ...

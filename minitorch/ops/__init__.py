@@ -31,6 +31,8 @@
 | ``stacking.py`` | ``hstack``, ``tensor_split``, ``rot90``, ``select_scatter``... |
 | ``index_update.py`` | ``index_add``, ``index_put``, ``take``, ``scatter_reduce``, ``isin`` |
 | ``statistics.py`` | ``nanmean``, ``cummax``, ``kthvalue``, ``mode``, ``quantile``... |
+| ``covariance.py`` | ``cov``, ``corrcoef``, ``trapezoid``                          |
+| ``runs.py``     | ``repeat_interleave``, ``unique_consecutive``, ``unfold``       |
 
 Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so that
 ``minitorch.exp(x)`` and ``x.exp()`` are the same code.
@@ -50,6 +52,7 @@ from minitorch.ops import (
     compare,
     composite,
     convert,
+    covariance,
     cross,
     diagonals,
     gather,
@@ -64,6 +67,7 @@ from minitorch.ops import (
     random_inplace,
     rearrange,
     reduce,
+    runs,
     scan,
     shape,
     solve,
@@ -296,7 +300,7 @@ METHODS: dict[str, Any] = {
     "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
 }  # fmt: skip
 
-for _module in (products, stacking, index_update, statistics):  # newer ops files list their methods
+for _module in (products, stacking, index_update, statistics, covariance, runs):  # each lists its own
     METHODS.update(_module.METHODS)
 METHODS.update({name: accepts_keepdims(METHODS[name]) for name in KEEPDIMS_REDUCTIONS})
 METHODS.update(aliases.methods())  # expm1, hypot, absolute, greater...: aliases.py

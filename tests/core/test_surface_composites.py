@@ -379,3 +379,59 @@ def test_quantiles(interpolation: str) -> None:
         check(lambda lib, x: getattr(lib, name)(x, 0.75, -1, interpolation=interpolation), WITH_NAN)
     raises_like_torch(lambda lib, x: lib.quantile(x, 1.5), arr(3))
     raises_like_torch(lambda lib, x: lib.quantile(x, 0.5), arr(3, dtype="int64"))
+
+
+# covariance, integration, runs, windows --------------------------------------------------
+
+
+def test_cov_and_corrcoef() -> None:
+    x, fw, aw = arr(3, 6, dtype="smooth"), np.array([1, 2, 1, 3, 1, 1]), RNG.random(6)
+    check(lambda lib, a: lib.cov(a), x)
+    check(lambda lib, a: a.cov(correction=0), x.T.copy(), transposed=True)
+    check(lambda lib, a, f, w: lib.cov(a, fweights=f, aweights=w), x, fw, aw)
+    check(lambda lib, a, f: lib.cov(a, correction=2, fweights=f), x, fw)
+    check(lambda lib, a: lib.cov(a), x[0])
+    check(lambda lib, a: lib.corrcoef(a), x)
+    check(lambda lib, a: a.corrcoef(), x[:, :4].T.copy(), transposed=True)
+    raises_like_torch(lambda lib, a: lib.cov(a), arr(2, 2, 2))
+
+
+def test_trapezoid() -> None:
+    y, x = arr(3, 5, dtype="smooth"), np.sort(RNG.random(5))
+    for name in ("trapezoid", "trapz", "cumulative_trapezoid"):
+        check(lambda lib, a: getattr(lib, name)(a), y, transposed=True)
+        check(lambda lib, a, b: getattr(lib, name)(a, b), y, x)
+        check(lambda lib, a, b: getattr(lib, name)(a, b, dim=0), y, arr(3, 5, dtype="smooth"))
+        check(lambda lib, a: getattr(lib, name)(a, dx=0.5, dim=0), y)
+
+
+def test_repeat_interleave_and_unique_consecutive() -> None:
+    check(lambda lib, a: lib.repeat_interleave(a, 2), arr(2, 3), transposed=True)
+    check(lambda lib, a: a.repeat_interleave(lib.tensor(ix(1, 0, 3)), dim=1), arr(2, 3))
+    check(lambda lib, a: lib.repeat_interleave(a, lib.tensor(ix(2)), 0), arr(2, 3))
+    check(lambda lib, c: lib.repeat_interleave(c), np.array([2, 0, 3]))
+    runs = arr(3, 4, dtype="int64", low=0, high=2)
+    check(lambda lib, a: lib.unique_consecutive(a, return_inverse=True, return_counts=True), runs)
+    check(lambda lib, a: a.unique_consecutive(return_counts=True, dim=1), runs)
+    check(
+        lambda lib, a: lib.unique_consecutive(a, dim=0),
+        np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 2.0]]),
+        grad=False,
+    )
+    raises_like_torch(lambda lib, a: lib.repeat_interleave(a, -1), arr(3))
+
+
+def test_unfold_narrow_copy_sum_to_size() -> None:
+    check(lambda lib, a: a.unfold(1, 2, 1), arr(2, 5))
+    check(lambda lib, a: a.unfold(0, 3, 2), arr(7, 3), transposed=True)
+    check(lambda lib, a: a.unfold(-1, 4, 4), arr(2, 3, 4))
+    check(lambda lib, a: a.unfold(0, 1, 1), np.array(3.0))
+    base = mt.arange(10.0)
+    view = base.unfold(0, 4, 3)  # a view, as PyTorch's: a write into the base shows in it
+    base[3] = -1.0
+    assert view.stride() == (3, 1) and view[0, 3].item() == view[1, 0].item() == -1.0
+    check(lambda lib, a: lib.narrow_copy(a, 1, 1, 2), arr(3, 4), transposed=True)
+    check(lambda lib, a: a.sum_to_size(3, 1), arr(2, 3, 4))
+    check(lambda lib, a: a.sum_to_size((1, 4)), arr(3, 4), transposed=True)
+    raises_like_torch(lambda lib, a: a.unfold(1, 6, 1), arr(2, 5))
+    raises_like_torch(lambda lib, a: a.sum_to_size(2, 4), arr(3, 4))
