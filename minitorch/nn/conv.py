@@ -24,6 +24,9 @@ def _tuple(value: Any, n: int) -> tuple:
     return value * n if len(value) == 1 else value
 
 
+PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
 class _ConvNd(Module):
     """What the convolution layers share: weight ``[out, in / groups, *kernel_size]``
     (``[in, out / groups, *kernel_size]`` when ``transposed``), bias ``[out]``, PyTorch's
@@ -42,8 +45,9 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError("minitorch's convolutions support padding_mode='zeros' only")
+        if padding_mode not in PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {list(PADDING_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")  # fmt: skip
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
         n = self.dims
@@ -53,6 +57,7 @@ class _ConvNd(Module):
             raise ValueError("padding='same' is not supported for strided convolutions")
         self.padding, self.dilation = _tuple(padding, n), _tuple(dilation, n)
         self.groups, self.padding_mode = groups, padding_mode
+        self._reversed_padding_repeated_twice = self._border_widths()
         if self.transposed:
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
@@ -63,6 +68,29 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _border_widths(self) -> tuple:
+        """``F.pad``'s widths (last dimension first) for a ``padding_mode`` other than
+        zeros: the border is padded by ``F.pad`` and the convolution then pads nothing.
+        ``'same'`` splits ``dilation * (kernel - 1)`` with the odd cell at the end."""
+        widths: list[int] = []
+        for d in reversed(range(self.dims)):
+            if self.padding == "same":
+                total = self.dilation[d] * (self.kernel_size[d] - 1)
+                widths += [total // 2, total - total // 2]
+            elif self.padding == "valid":
+                widths += [0, 0]
+            else:
+                widths += [self.padding[d], self.padding[d]]
+        return tuple(widths)
+
+    def _padded(self, input: Tensor) -> tuple[Tensor, Any]:  # noqa: A002
+        """The input and the padding to give the convolution: for ``reflect``,
+        ``replicate`` and ``circular`` the border is made here first."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        x = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+        return x, 0
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -99,6 +127,8 @@ class _ConvNd(Module):
             text += f", groups={self.groups}"
         if self.bias is None:
             text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
         return text
 
 
@@ -109,8 +139,8 @@ class Conv2d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input(input)
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)  # fmt: skip
+        x, padding = self._padded(input)
+        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
@@ -120,6 +150,7 @@ class Conv1d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         self._check_input(input)
-        padding = self.padding if isinstance(self.padding, str) else self.padding[0]
-        return F.conv1d(input, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
+        x, padding = self._padded(input)
+        padding = padding if isinstance(padding, (str, int)) else padding[0]
+        return F.conv1d(x, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
                         self.groups)  # fmt: skip

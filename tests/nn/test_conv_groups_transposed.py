@@ -118,3 +118,24 @@ def test_errors_as_torch():
         F.conv_transpose2d(None, mt.randn(4, 2, 3, 3))
     with pytest.raises(TypeError):
         F.conv2d(x, None)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("padding", [1, (2, 1), "same"])
+def test_conv2d_padding_modes(mode, padding):
+    ours, theirs = _same_seed("Conv2d", 4, 2, (3, 4), padding=padding, padding_mode=mode, groups=2)
+    check_module(ours, theirs, rng.standard_normal((2, 4, 5, 6)).astype(np.float32))
+    assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "circular"])
+def test_conv1d_padding_modes(mode):
+    ours, theirs = _same_seed("Conv1d", 2, 3, 3, padding=2, padding_mode=mode, dilation=2)
+    check_module(ours, theirs, rng.standard_normal((2, 2, 7)).astype(np.float32))
+
+
+def test_padding_mode_errors():
+    with pytest.raises(ValueError, match="padding_mode must be one of"):
+        mt.nn.Conv2d(2, 2, 3, padding_mode="mirror")
+    with pytest.raises(ValueError):
+        mt.nn.ConvTranspose2d(2, 2, 3, padding_mode="reflect")
