@@ -15,6 +15,7 @@
 | ``upsampling.py``    | ``Upsample``, ``PixelShuffle``, ``PixelUnshuffle``          |
 | ``fold.py``          | ``Unfold``, ``Fold`` (im2col, col2im)                       |
 | ``dropout.py``       | ``Dropout``                                                 |
+| ``adaptive_pooling.py`` | ``AdaptiveAvgPool1d/3d``, ``AdaptiveMaxPool1d/2d/3d``    |
 | ``bilinear.py``      | ``Bilinear``                                                |
 | ``distance.py``      | ``CosineSimilarity``, ``PairwiseDistance``                  |
 | ``channel_shuffle.py`` | ``ChannelShuffle``                                        |
@@ -59,6 +60,13 @@ from minitorch.nn.activation_family import (
     Tanhshrink,
     Threshold,
 )  # fmt: skip
+from minitorch.nn.adaptive_pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+)
 from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.bilinear import Bilinear
 from minitorch.nn.channel_shuffle import ChannelShuffle
@@ -143,6 +151,7 @@ __all__ = [
     "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
     "AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
     "Bilinear", "ChannelShuffle", "CosineSimilarity", "PairwiseDistance",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
     "CELU", "ELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",

@@ -10,6 +10,7 @@ weights and call these).
 | ``conv.py``         | ``conv1d``, ``conv2d``, ``unfold``, ``fold``, ``pad``        |
 | ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
 | ``channel_dropout.py`` | ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` |
+| ``adaptive_pooling.py`` | ``adaptive_avg_pool1d/3d``, ``adaptive_max_pool1d/2d/3d`` (any output size) |
 | ``distance.py``     | ``cosine_similarity``, ``pairwise_distance``, ``pdist``      |
 | ``bilinear.py``     | ``bilinear``                                               |
 | ``channel_shuffle.py`` | ``channel_shuffle``                                     |
@@ -59,6 +60,16 @@ from minitorch.nn.functional.activation_family import (
     tanhshrink,
     threshold,
 )  # fmt: skip
+from minitorch.nn.functional.adaptive_pooling import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+)
 from minitorch.nn.functional.attention import scaled_dot_product_attention
 from minitorch.nn.functional.bilinear import bilinear
 from minitorch.nn.functional.channel_dropout import (
@@ -72,6 +83,7 @@ from minitorch.nn.functional.channel_shuffle import channel_shuffle, native_chan
 from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
 from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d
 from minitorch.nn.functional.distance import cosine_similarity, pairwise_distance, pdist
+from minitorch.nn.functional.embedding_bag import embedding_bag
 from minitorch.nn.functional.gumbel_softmax import gumbel_softmax
 from minitorch.nn.functional.inplace_activations import (
     celu_,
@@ -83,7 +95,6 @@ from minitorch.nn.functional.inplace_activations import (
     selu_,
     threshold_,
 )
-from minitorch.nn.functional.embedding_bag import embedding_bag
 from minitorch.nn.functional.interpolate import interpolate, pixel_shuffle, pixel_unshuffle, upsample
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
 from minitorch.nn.functional.loss import (
@@ -146,4 +157,7 @@ __all__ = [
     "bilinear", "channel_shuffle", "native_channel_shuffle", "cosine_similarity",
     "pairwise_distance", "pdist", "gumbel_softmax", "celu_", "elu_", "hardtanh_", "leaky_relu_",
     "relu_", "rrelu_", "selu_", "threshold_",
+    "adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices",
 ]  # fmt: skip
