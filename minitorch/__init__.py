@@ -310,6 +310,16 @@ from minitorch.ops.float_parts import (
     signbit,
     trunc,
 )
+from minitorch.ops.grids import (
+    combinations,
+    empty_strided,
+    logspace,
+    range,
+    scalar_tensor,
+    tril_indices,
+    triu_indices,
+    vander,
+)
 from minitorch.ops.histogram import bincount, histc, histogram, searchsorted
 from minitorch.ops.index_update import (
     argwhere,

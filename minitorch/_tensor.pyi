@@ -1161,6 +1161,17 @@ class Tensor:
         """``input`` summed down to ``size``, which must broadcast to its shape (the reverse of ``expand``:
         how a broadcast operand's gradient is reduced)."""
         ...
+    def new_empty_strided(
+        self,
+        size: Any,
+        stride: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        """``empty_strided`` with ``t``'s dtype and device unless told."""
+        ...
     def expm1(self) -> Tensor: ...
     def asinh(self) -> Tensor: ...
     def acosh(self) -> Tensor: ...

@@ -33,6 +33,7 @@
 | ``statistics.py`` | ``nanmean``, ``cummax``, ``kthvalue``, ``mode``, ``quantile``... |
 | ``covariance.py`` | ``cov``, ``corrcoef``, ``trapezoid``                          |
 | ``runs.py``     | ``repeat_interleave``, ``unique_consecutive``, ``unfold``       |
+| ``grids.py``    | ``logspace``, ``tril_indices``, ``vander``, ``empty_strided``   |
 
 Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so that
 ``minitorch.exp(x)`` and ``x.exp()`` are the same code.
@@ -56,6 +57,7 @@ from minitorch.ops import (
     cross,
     diagonals,
     gather,
+    grids,
     histogram,
     index_update,
     indexing,
@@ -300,7 +302,7 @@ METHODS: dict[str, Any] = {
     "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
 }  # fmt: skip
 
-for _module in (products, stacking, index_update, statistics, covariance, runs):  # each lists its own
+for _module in (products, stacking, index_update, statistics, covariance, runs, grids):  # each lists its own
     METHODS.update(_module.METHODS)
 METHODS.update({name: accepts_keepdims(METHODS[name]) for name in KEEPDIMS_REDUCTIONS})
 METHODS.update(aliases.methods())  # expm1, hypot, absolute, greater...: aliases.py

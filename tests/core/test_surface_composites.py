@@ -435,3 +435,36 @@ def test_unfold_narrow_copy_sum_to_size() -> None:
     check(lambda lib, a: a.sum_to_size((1, 4)), arr(3, 4), transposed=True)
     raises_like_torch(lambda lib, a: a.unfold(1, 6, 1), arr(2, 5))
     raises_like_torch(lambda lib, a: a.sum_to_size(2, 4), arr(3, 4))
+
+
+# grids and factories -------------------------------------------------------------------
+
+
+def same(got: Any, want: Any) -> None:
+    assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("row, col, offset", [(3, 4, 0), (4, 3, -1), (3, 3, 2), (0, 3, 0), (2, 5, -3)])
+def test_triangle_indices(row: int, col: int, offset: int) -> None:
+    for name in ("tril_indices", "triu_indices"):
+        same(getattr(mt, name)(row, col, offset), getattr(torch, name)(row, col, offset))
+
+
+def test_grids() -> None:
+    same(mt.logspace(-1, 2, 7), torch.logspace(-1, 2, 7))
+    same(mt.logspace(0, 3, 4, base=2, dtype=mt.float64), torch.logspace(0, 3, 4, base=2, dtype=torch.float64))
+    with pytest.warns(UserWarning):
+        same(mt.range(1, 3, 0.5), torch.range(1, 3, 0.5))
+    same(mt.scalar_tensor(3), torch.scalar_tensor(3))
+    same(mt.scalar_tensor(2, dtype=mt.int64), torch.scalar_tensor(2, dtype=torch.int64))
+    for r, replace in ((2, False), (2, True), (3, False), (4, False)):
+        check(lambda lib, x: lib.combinations(x, r, replace), arr(3), grad=r <= 3)  # r = 4: empty
+    check(lambda lib, x: lib.vander(x), arr(4, dtype="int64"))
+    check(lambda lib, x: lib.vander(x, 3, increasing=True), arr(4), grad=False)  # torch: no gradient
+    got, want = mt.empty_strided((2, 3), (1, 2)), torch.empty_strided((2, 3), (1, 2))
+    assert got.shape == want.shape and got.stride() == want.stride() and got.dtype == mt.float32
+    made = mt.ones(2, dtype=mt.int32).new_empty_strided((2, 2), (1, 2))
+    assert made.dtype == mt.int32 and made.stride() == (1, 2)
+    raises_like_torch(lambda lib, x: lib.vander(x), arr(2, 2))
+    raises_like_torch(lambda lib, x: lib.combinations(x), arr(2, 2))
