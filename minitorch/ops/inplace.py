@@ -293,6 +293,7 @@ INPLACE_VARIANTS = """
 
 # The in-place methods PyTorch also has as functions, ``torch.sin_(x)``.
 NAMESPACE_INPLACE = """
+    addmv_ index_put_
     abs_ acos_ arccos_ arcsin_ arctan_ as_strided_ asin_ atan_ ceil_ clamp_ clamp_max_
     clamp_min_ clip_ cos_ cosh_ detach_ erf_ exp_ fill_ floor_ log10_ log1p_ log2_ log_
     nan_to_num_ neg_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_ sqrt_ square_

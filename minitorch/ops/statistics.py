@@ -288,8 +288,7 @@ def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *
 
 
 METHODS = {
-    "nansum": nansum, "nanmean": nanmean, "var_mean": var_mean, "std_mean": std_mean,
-    "aminmax": aminmax, "cummax": cummax,
+    "nansum": nansum, "nanmean": nanmean, "aminmax": aminmax, "cummax": cummax,
     "cummin": cummin, "logcumsumexp": logcumsumexp, "kthvalue": kthvalue, "mode": mode,
     "nanmedian": nanmedian, "quantile": quantile, "nanquantile": nanquantile,
 }  # fmt: skip
