@@ -16,6 +16,7 @@
 | ``fold.py``          | ``Unfold``, ``Fold`` (im2col, col2im)                       |
 | ``dropout.py``       | ``Dropout``                                                 |
 | ``adaptive_pooling.py`` | ``AdaptiveAvgPool1d/3d``, ``AdaptiveMaxPool1d/2d/3d``    |
+| ``lp_pooling.py``    | ``LPPool1d``, ``LPPool2d``                                  |
 | ``bilinear.py``      | ``Bilinear``                                                |
 | ``distance.py``      | ``CosineSimilarity``, ``PairwiseDistance``                  |
 | ``channel_shuffle.py`` | ``ChannelShuffle``                                        |
@@ -80,13 +81,17 @@ from minitorch.nn.embedding_bag import EmbeddingBag
 from minitorch.nn.fold import Fold, Unfold
 from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
 from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from minitorch.nn.lp_pooling import LPPool1d, LPPool2d
 from minitorch.nn.margin_loss import (
     CosineEmbeddingLoss,
     HingeEmbeddingLoss,
     MarginRankingLoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from minitorch.nn.module import Buffer, Module, Parameter
 from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
@@ -152,6 +157,7 @@ __all__ = [
     "AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
     "Bilinear", "ChannelShuffle", "CosineSimilarity", "PairwiseDistance",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "LPPool1d", "LPPool2d",
     "CELU", "ELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",
@@ -162,4 +168,5 @@ __all__ = [
     "SoftMarginLoss", "TripletMarginLoss",
     "Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2d",
     "UpsamplingNearest2d", "EmbeddingBag",
+    "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
 ]  # fmt: skip

@@ -11,6 +11,7 @@ weights and call these).
 | ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
 | ``channel_dropout.py`` | ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` |
 | ``adaptive_pooling.py`` | ``adaptive_avg_pool1d/3d``, ``adaptive_max_pool1d/2d/3d`` (any output size) |
+| ``lp_pooling.py``   | ``lp_pool1d``, ``lp_pool2d``                                 |
 | ``distance.py``     | ``cosine_similarity``, ``pairwise_distance``, ``pdist``      |
 | ``bilinear.py``     | ``bilinear``                                               |
 | ``channel_shuffle.py`` | ``channel_shuffle``                                     |
@@ -95,7 +96,14 @@ from minitorch.nn.functional.inplace_activations import (
     selu_,
     threshold_,
 )
-from minitorch.nn.functional.interpolate import interpolate, pixel_shuffle, pixel_unshuffle, upsample
+from minitorch.nn.functional.interpolate import (
+    interpolate,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
 from minitorch.nn.functional.loss import (
     binary_cross_entropy,
@@ -105,13 +113,17 @@ from minitorch.nn.functional.loss import (
     mse_loss,
     nll_loss,
 )
+from minitorch.nn.functional.lp_pooling import lp_pool1d, lp_pool2d
 from minitorch.nn.functional.margin_loss import (
     cosine_embedding_loss,
     hinge_embedding_loss,
     margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
     multilabel_soft_margin_loss,
     soft_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from minitorch.nn.functional.multi_head_attention import multi_head_attention_forward
 from minitorch.nn.functional.normalization import batch_norm, layer_norm
@@ -153,11 +165,13 @@ __all__ = [
     "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
     "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_loss",
     "interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample", "embedding_bag",
+    "upsample_bilinear", "upsample_nearest", "multi_margin_loss", "multilabel_margin_loss",
+    "triplet_margin_with_distance_loss",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "bilinear", "channel_shuffle", "native_channel_shuffle", "cosine_similarity",
     "pairwise_distance", "pdist", "gumbel_softmax", "celu_", "elu_", "hardtanh_", "leaky_relu_",
     "relu_", "rrelu_", "selu_", "threshold_",
     "adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-    "adaptive_max_pool3d_with_indices",
+    "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
 ]  # fmt: skip
