@@ -1075,6 +1075,7 @@ _MATH_UNARY = {
     "acosh": ((1.1, 4), (1, 5), FI, True), "atanh": ((-0.9, 0.9), (0, 0), F, True),
     "erfc": ((-2, 2), (-3, 3), FI, True), "lgamma": ((0.1, 5), (1, 5), FI, True),
     "digamma": ((0.2, 5), (1, 5), F, True), "erfinv": ((-0.9, 0.9), (0, 0), F, True),
+    "i0": ((-20, 20), (-5, 5), FI, True),
     "trunc": ((-3, 3), (-5, 5), FII, True), "fix": ((-3, 3), (-5, 5), FII, True),
     "frac": ((-3, 3), (-5, 5), F, True), "exp2": ((-2, 2), (-3, 3), FI, True),
     "deg2rad": ((-200, 200), (-5, 5), FI, True), "rad2deg": ((-3, 3), (-5, 5), FI, True),

@@ -36,7 +36,7 @@ def ndimension(x: Tensor) -> int:
 NEW_OPS: dict[str, Any] = {
     name: getattr(module, name)
     for module, names in (
-        (special_math, "expm1 asinh acosh atanh erfc lgamma digamma erfinv mvlgamma"),
+        (special_math, "expm1 asinh acosh atanh erfc lgamma digamma erfinv mvlgamma i0"),
         (float_parts, "trunc fix frac signbit copysign isposinf isneginf isreal ldexp "
                       "float_power fmod fmax fmin heaviside gcd lcm"),
         (exp_log_formulas, "exp2 deg2rad rad2deg sinc logit xlogy logaddexp logaddexp2 hypot"),
@@ -64,7 +64,7 @@ FUNCTIONS: dict[str, Any] = {**NEW_OPS, **ALIASES}
 
 # Tensor.X_ for these (PyTorch has them all); swapaxes_ and swapdims_ change the layout.
 INPLACE = """
-    expm1 asinh acosh atanh erfc lgamma digamma erfinv mvlgamma fix copysign ldexp fmod
+    expm1 asinh acosh atanh erfc lgamma digamma erfinv mvlgamma i0 fix copysign ldexp fmod
     heaviside gcd lcm exp2 deg2rad rad2deg sinc logit xlogy hypot absolute arccosh arcsinh
     arctanh greater greater_equal less less_equal not_equal multiply divide subtract
     negative true_divide sgn
@@ -73,7 +73,7 @@ INPLACE = """
 # ... and of those, the ones PyTorch also has as ``torch.X_(x)``.
 NAMESPACE_INPLACE = """
     arccosh_ arcsinh_ arctanh_ negative_ fix_ acosh_ asinh_ atanh_ expm1_ exp2_ erfc_
-    frac_ trunc_ sinc_ deg2rad_ rad2deg_ logit_ xlogy_ gcd_ lcm_ ldexp_
+    frac_ trunc_ sinc_ deg2rad_ rad2deg_ logit_ xlogy_ gcd_ lcm_ ldexp_ i0_
 """.split()
 
 

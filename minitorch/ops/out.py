@@ -52,7 +52,7 @@ OPS_WITH_OUT = frozenset("""
     norm outer pow prod reciprocal remainder round rsqrt scatter scatter_add searchsorted
     sigmoid sign sin sinh softmax sort sqrt square stack std sub subtract sum svd tan tanh
     tensordot topk tril triu true_divide var where bernoulli multinomial normal
-    expm1 asinh acosh atanh erfc lgamma digamma erfinv mvlgamma trunc fix frac signbit
+    expm1 asinh acosh atanh erfc lgamma digamma erfinv mvlgamma i0 trunc fix frac signbit
     copysign ldexp float_power fmod fmax fmin heaviside gcd lcm exp2 deg2rad rad2deg sinc
     logit xlogy logaddexp logaddexp2 hypot absolute arccosh arcsinh arctanh greater
     greater_equal less less_equal not_equal sgn isposinf isneginf

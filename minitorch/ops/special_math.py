@@ -1,6 +1,6 @@
 """Special functions of one tensor: ``expm1``, ``asinh``, ``acosh``, ``atanh``, ``erfc``,
 ``lgamma`` (one ``map`` kernel each, rows of ``minitorch/special_scalar_functions.py``),
-and ``digamma``, ``erfinv``, ``mvlgamma``, written from those.
+and ``digamma``, ``erfinv``, ``mvlgamma``, ``i0``, written from those and other ops.
 
 Derivatives::
 
@@ -15,6 +15,12 @@ of its own for free. Three steps:
 2. recurrence, to push x above 10:  psi(x) = psi(x + 10) - sum_{k=0..9} 1 / (x + k);
 3. the asymptotic series there:  psi(x) ~ ln x - 1/(2x) - 1/(12x^2) + 1/(120x^4) - 1/(252x^6)
    + 1/(240x^8) - 1/(132x^10) + 691/(32760x^12), within float64 rounding for x >= 10.
+
+``i0`` (the modified Bessel function I_0) is its power series for |x| <= 15 and the
+asymptotic series beyond, each exact to float64 rounding on its side:
+
+    I0(x) = sum_k (x^2 / 4)^k / (k!)^2
+          ~ e^|x| / sqrt(2 pi |x|) * sum_k ((2k - 1)!!)^2 / (k! (8 |x|)^k)
 
 ``erfinv`` starts from Winitzki's closed-form guess (relative error ~1e-3) and takes
 Newton steps on erf(y) - x = 0 in float64: each step squares the error, so four reach
@@ -172,3 +178,25 @@ def _erfinv_newton(x: Tensor) -> Tensor:
 
 def erfinv(x: Tensor) -> Tensor:
     return Erfinv.apply(_floating("erfinv", x))
+
+
+def i0(x: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind, order 0 (see the module docstring);
+    its gradient (I_1) comes from the series' own."""
+    x = _floating("i0", x)
+    a = x.abs()
+    small = a <= 15
+    near = where(small, a, 0.0)
+    quarter_square = near * near / 4
+    term, power_sum = quarter_square * 0 + 1, quarter_square * 0 + 1
+    for k in range(1, 60):
+        term = term * quarter_square / (k * k)
+        power_sum = power_sum + term
+    far = where(small, 16.0, a)
+    coefficient, tail, scaled = 1.0, far * 0 + 1, far * 0 + 1
+    for k in range(1, 14):
+        coefficient = coefficient * (2 * k - 1) ** 2 / (k * 8)
+        scaled = scaled / far
+        tail = tail + coefficient * scaled
+    asymptotic = far.exp() / (far * 2 * math.pi).sqrt() * tail
+    return where(small, power_sum, asymptotic)

@@ -27,7 +27,7 @@ def same(a: mt.Tensor, b: torch.Tensor, rtol: float = 1e-6, atol: float = 0.0) -
         assert np.array_equal(np.signbit(x[zeros]), np.signbit(y[zeros])), (x, y)
 
 
-UNARY = ["expm1", "asinh", "acosh", "atanh", "erfc", "lgamma", "digamma", "trunc", "frac",
+UNARY = ["i0", "expm1", "asinh", "acosh", "atanh", "erfc", "lgamma", "digamma", "trunc", "frac",
          "exp2", "deg2rad", "rad2deg", "sinc", "logit", "signbit", "isposinf", "isneginf",
          "isreal", "fix", "absolute"]  # fmt: skip
 
