@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitorch import creation
+from minitorch import creation, dtypes
 from minitorch._tensor import Tensor
 from minitorch.nn.functional.conv import _as_4d, pair, single
 from minitorch.ops import im2col
+from minitorch.ops.shape import cat
 
 
 def _pool_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool) -> tuple:
@@ -57,15 +58,38 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """The largest value in each window (padding counts as ``-inf``)."""
     x, unbatched = _as_4d(input, "max_pool2d")
     _check_planes(x, "max_pool2d")
-    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, ceil_mode)
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, False)
+    size = tuple(x.shape[2:])
+    if ceil_mode:
+        x = _extended_for_ceil_mode(x, kernel, stride, padding, dilation)
     cols, shape = _windows_per_channel(x, kernel, stride, padding, dilation, float("-inf"))
     values, where = cols.max(dim=1)  # [N*C, L]
     out = values.reshape(shape)
     out = out.squeeze(0) if unbatched else out
     if not return_indices:
         return out
-    indices = _flat_indices(where, shape, tuple(x.shape[2:]), kernel, stride, padding, dilation)
+    indices = _flat_indices(where, shape, size, kernel, stride, padding, dilation)
     return out, (indices.squeeze(0) if unbatched else indices)
+
+
+def _extended_for_ceil_mode(x: Tensor, kernel: tuple, stride: tuple, padding: tuple,
+                            dilation: tuple) -> Tensor:  # fmt: skip
+    """``ceil_mode=True``: one more window where a partial one is left at the end, so
+    ``out = ceil((L + 2p - d(k-1) - 1) / s) + 1``, less one if that window would start in
+    the right padding (PyTorch's rule). The input is extended past its end with the
+    lowest value, which no window's max picks over a real element."""
+    low = float("-inf") if x.dtype.is_floating_point else dtypes.iinfo(x.dtype).min
+    for axis, (length, k, s, p, d) in enumerate(zip(x.shape[2:], kernel, stride, padding, dilation)):
+        span = length + 2 * p - d * (k - 1) - 1
+        out = -(-span // s) + 1
+        if (out - 1) * s >= length + p:
+            out -= 1
+        extra = (out - 1) * s + d * (k - 1) + 1 - (length + 2 * p)
+        if extra > 0:
+            shape = list(x.shape)
+            shape[2 + axis] = extra
+            x = cat([x, x.new_full(tuple(shape), low)], 2 + axis)
+    return x
 
 
 def _flat_indices(where: Tensor, shape: tuple, size: tuple, kernel: tuple, stride: tuple,
