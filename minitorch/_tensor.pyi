@@ -1065,6 +1065,26 @@ class Tensor:
     def nanmean(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """The mean of the values that are not NaN: ``nansum / (how many are not NaN)``."""
         ...
+    def var_mean(
+        self,
+        dim: Any = None,
+        unbiased: Any = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: Any = None,
+    ) -> tuple[Tensor, Tensor]:
+        """``(var, mean)`` over ``dim``, with ``var``'s arguments."""
+        ...
+    def std_mean(
+        self,
+        dim: Any = None,
+        unbiased: Any = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: Any = None,
+    ) -> tuple[Tensor, Tensor]:
+        """``(std, mean)`` over ``dim``, with ``std``'s arguments."""
+        ...
     def aminmax(self, *, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         """``(min, max)`` of all elements, or of each line along ``dim``."""
         ...
@@ -1168,6 +1188,10 @@ class Tensor:
     def mvlgamma(self, p: builtins.int) -> Tensor:
         """The multivariate log-gamma of dimension ``p``: ``ln Gamma_p(x) = p (p - 1) / 4 ln pi +
         sum_{i=0..p-1} lgamma(x - i / 2)``."""
+        ...
+    def i0(self) -> Tensor:
+        """The modified Bessel function of the first kind, order 0 (see the module docstring); its gradient
+        (I_1) comes from the series' own."""
         ...
     def trunc(self) -> Tensor:
         """Each element rounded toward zero (``-2.7 -> -2``); integers are copied."""
@@ -1305,6 +1329,9 @@ class Tensor:
         ...
     def mvlgamma_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``mvlgamma``: ``t`` is overwritten."""
+        ...
+    def i0_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``i0``: ``t`` is overwritten."""
         ...
     def fix_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``trunc``: ``t`` is overwritten."""

@@ -86,9 +86,12 @@ from minitorch.nn.margin_loss import (
     CosineEmbeddingLoss,
     HingeEmbeddingLoss,
     MarginRankingLoss,
+    MultiLabelMarginLoss,
     MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from minitorch.nn.module import Buffer, Module, Parameter
 from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
@@ -165,4 +168,5 @@ __all__ = [
     "SoftMarginLoss", "TripletMarginLoss",
     "Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2d",
     "UpsamplingNearest2d", "EmbeddingBag",
+    "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
 ]  # fmt: skip

@@ -21,6 +21,8 @@ counts = rng.poisson(2.0, (4, 5)).astype(np.float64)
 labels = (rng.standard_normal((4, 5)) > 0).astype(np.float64)
 log_probs = np.log(rng.dirichlet(np.ones(5), 4))
 probs = rng.dirichlet(np.ones(5), 4)
+classes = np.array([1, 0, 4, 2])
+label_lists = np.array([[3, 0, -1, 1, 2], [0, 1, 2, 3, 4], [-1, 0, 0, 0, 0], [4, -1, 2, 0, 0]])  # up to -1
 probs[0, 1] = 0.0  # a zero target: t log t -> 0
 
 CASES = [  # name, inputs (arrays; the first `grads` of them get gradients), keyword arguments, grads
@@ -45,6 +47,12 @@ CASES = [  # name, inputs (arrays; the first `grads` of them get gradients), key
     ("cosine_embedding_loss", (x[0], t[0], signs[0]), {}, 2),
     ("triplet_margin_loss", (x, t, t[::-1] + 0.3), {}, 3),
     ("triplet_margin_loss", (x, t, t[::-1]), {"p": 1, "swap": True, "margin": 2.0}, 3),
+    ("triplet_margin_with_distance_loss", (x, t, t[::-1]), {"swap": True}, 3),
+    ("multi_margin_loss", (x, classes), {}, 1),
+    ("multi_margin_loss", (x, classes), {"p": 2, "margin": 0.5}, 1),
+    ("multi_margin_loss", (x[0], classes[:1]), {}, 1),  # unbatched
+    ("multilabel_margin_loss", (x, label_lists), {}, 1),
+    ("multilabel_margin_loss", (x[1], label_lists[1]), {}, 1),  # unbatched
 ]
 
 
@@ -88,6 +96,8 @@ LAYERS = [
     ("MultiLabelSoftMarginLoss", {"weight": np.linspace(0.5, 2, 5)}, (x, labels)),
     ("CosineEmbeddingLoss", {"margin": 0.1}, (x, t, signs)),
     ("TripletMarginLoss", {"margin": 0.5, "p": 3}, (x, t, -t)),
+    ("MultiMarginLoss", {"weight": np.linspace(0.5, 2, 5), "p": 2}, (x, classes)),
+    ("MultiLabelMarginLoss", {"reduction": "sum"}, (x, label_lists)),
 ]
 
 
@@ -102,6 +112,20 @@ def test_layer_matches_torch(name, kwargs, inputs):
     assert_close(out, expected)
     out.sum().backward(), expected.sum().backward()
     assert_close(a[0].grad, b[0].grad)
+
+
+def test_triplet_with_a_custom_distance():
+    def cosine_distance(a, b):
+        return 1 - (a * b).sum(-1) / ((a * a).sum(-1) * (b * b).sum(-1)).sqrt()
+
+    ours = [mt.tensor(v, requires_grad=True) for v in (x, t, -t)]
+    theirs = [torch.tensor(v, requires_grad=True) for v in (x, t, -t)]
+    out = mt.nn.TripletMarginWithDistanceLoss(distance_function=cosine_distance, margin=0.3)(*ours)
+    expected = torch.nn.TripletMarginWithDistanceLoss(distance_function=cosine_distance, margin=0.3)(*theirs)
+    assert_close(out, expected)
+    out.backward(), expected.backward()
+    for a, b in zip(ours, theirs):
+        assert_close(a.grad, b.grad)
 
 
 def test_errors_as_torch():

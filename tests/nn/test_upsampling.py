@@ -72,6 +72,13 @@ def test_layer_matches_torch(name, kwargs, shape):
     assert repr(ours) == repr(theirs)
 
 
+def test_the_old_upsample_names():
+    x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    for name, kwargs in [("upsample_nearest", {"scale_factor": 2}), ("upsample_bilinear", {"size": (5, 7)})]:
+        assert_close(getattr(F, name)(mt.tensor(x), **kwargs),
+                     getattr(torch.nn.functional, name)(torch.tensor(x), **kwargs), 2e-6)  # fmt: skip
+
+
 def test_pixel_unshuffle_inverts_pixel_shuffle():
     x = mt.tensor(rng.standard_normal((2, 8, 3, 5)))
     assert_close(F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2), x, 0)

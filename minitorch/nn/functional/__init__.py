@@ -96,7 +96,14 @@ from minitorch.nn.functional.inplace_activations import (
     selu_,
     threshold_,
 )
-from minitorch.nn.functional.interpolate import interpolate, pixel_shuffle, pixel_unshuffle, upsample
+from minitorch.nn.functional.interpolate import (
+    interpolate,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
 from minitorch.nn.functional.loss import (
     binary_cross_entropy,
@@ -111,9 +118,12 @@ from minitorch.nn.functional.margin_loss import (
     cosine_embedding_loss,
     hinge_embedding_loss,
     margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
     multilabel_soft_margin_loss,
     soft_margin_loss,
     triplet_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from minitorch.nn.functional.multi_head_attention import multi_head_attention_forward
 from minitorch.nn.functional.normalization import batch_norm, layer_norm
@@ -155,6 +165,8 @@ __all__ = [
     "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
     "multilabel_soft_margin_loss", "soft_margin_loss", "triplet_margin_loss",
     "interpolate", "pixel_shuffle", "pixel_unshuffle", "upsample", "embedding_bag",
+    "upsample_bilinear", "upsample_nearest", "multi_margin_loss", "multilabel_margin_loss",
+    "triplet_margin_with_distance_loss",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "bilinear", "channel_shuffle", "native_channel_shuffle", "cosine_similarity",
     "pairwise_distance", "pdist", "gumbel_softmax", "celu_", "elu_", "hardtanh_", "leaky_relu_",

@@ -1,6 +1,7 @@
 """Margin and embedding losses: ``margin_ranking_loss``, ``hinge_embedding_loss``,
-``soft_margin_loss``, ``multilabel_soft_margin_loss``, ``cosine_embedding_loss`` and
-``triplet_margin_loss``.
+``soft_margin_loss``, ``multilabel_soft_margin_loss``, ``cosine_embedding_loss``,
+``triplet_margin_loss`` (and ``triplet_margin_with_distance_loss``), and the multi-class
+hinges ``multi_margin_loss`` and ``multilabel_margin_loss``.
 
 These losses do not ask for a value to be reached, only for an *order* with a gap (the
 margin) between the right answer and the wrong one; once the gap is there the loss is 0
@@ -26,6 +27,11 @@ keeps the gradient finite at 0).
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
+from minitorch import creation
 from minitorch._tensor import Tensor
 from minitorch.nn.functional.activation_family import logsigmoid, softplus
 from minitorch.nn.functional.loss import _check_reduction, _reduce, _require_tensors
@@ -142,3 +148,80 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     if swap:
         d_negative = d_negative.minimum(_pairwise_distance(positive, negative, p, eps))
     return _reduce((d_positive - d_negative + margin).clamp(min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """The triplet loss with any ``distance_function(x1, x2)`` (default: the
+    Euclidean ``||x1 - x2 + 1e-6||``)."""
+    _require_tensors("triplet_margin_with_distance_loss", anchor, positive)
+    require_tensor("triplet_margin_with_distance_loss", negative, "negative", 3)
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(
+            f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead"
+        )
+    distance = distance_function if distance_function is not None else _pairwise_distance
+    d_positive, d_negative = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        d_negative = d_negative.minimum(distance(positive, negative))
+    return _reduce((d_positive - d_negative + margin).clamp(min=0), reduction)
+
+
+def _class_rows(function: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, bool]:  # noqa: A002
+    """``[N, C]`` scores (an unbatched ``[C]`` gets a batch of 1) and their targets."""
+    _require_tensors(function, input, target)
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"{function}: Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")  # fmt: skip
+    unbatched = input.ndim == 1
+    return (input.unsqueeze(0), target.reshape(1, -1), True) if unbatched else (input, target, False)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,  # noqa: A002
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """The multi-class hinge loss (a linear SVM's): for the right class ``y``,
+    ``sum over i != y of w[y] max(0, margin - x[y] + x[i])^p / C``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x, y, unbatched = _class_rows("multi_margin_loss", input, target)
+    n, classes = x.shape
+    y = y.reshape(n, 1)
+    right = x.gather(1, y)  # [N, 1]
+    hinge = (x - right + margin).clamp(min=0)
+    if p == 2:
+        hinge = hinge * hinge
+    others = creation.arange(classes, device=x.device).reshape(1, classes) != y  # leave out i == y
+    if weight is not None:
+        hinge = hinge * weight.index_select(0, y.reshape(-1)).reshape(n, 1)
+    loss = hinge.where(others, 0.0).sum(1) / classes
+    return _reduce(loss.reshape(tuple(target.shape)) if unbatched else loss, reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """For each sample, ``target`` lists its classes (ended by the first ``-1``); every
+    (target class ``j``, other class ``i``) pair adds ``max(0, 1 - (x[j] - x[i])) / C``."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    x, y, unbatched = _class_rows("multilabel_margin_loss", input, target)
+    if tuple(y.shape) != tuple(x.shape):
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+        )
+    labels = y.numpy()
+    chosen = np.zeros(labels.shape, dtype=bool)  # chosen[n, c]: class c is one of sample n's
+    for row, classes in enumerate(labels):
+        for c in classes:
+            if c < 0:
+                break
+            chosen[row, c] = True
+    n, classes = x.shape
+    pairs = creation.tensor(chosen[:, :, None] & ~chosen[:, None, :], device=x.device)  # [N, j, i]
+    hinge = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp(min=0)
+    loss = hinge.where(pairs, 0.0).sum((1, 2)) / classes
+    return _reduce(loss.reshape(()) if unbatched else loss, reduction)
