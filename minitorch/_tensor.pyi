@@ -1065,26 +1065,6 @@ class Tensor:
     def nanmean(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """The mean of the values that are not NaN: ``nansum / (how many are not NaN)``."""
         ...
-    def var_mean(
-        self,
-        dim: Any = None,
-        unbiased: Any = None,
-        keepdim: builtins.bool = False,
-        *,
-        correction: Any = None,
-    ) -> tuple[Tensor, Tensor]:
-        """``(var, mean)`` over ``dim``, with ``var``'s arguments."""
-        ...
-    def std_mean(
-        self,
-        dim: Any = None,
-        unbiased: Any = None,
-        keepdim: builtins.bool = False,
-        *,
-        correction: Any = None,
-    ) -> tuple[Tensor, Tensor]:
-        """``(std, mean)`` over ``dim``, with ``std``'s arguments."""
-        ...
     def aminmax(self, *, dim: Any = None, keepdim: builtins.bool = False) -> Any:
         """``(min, max)`` of all elements, or of each line along ``dim``."""
         ...
