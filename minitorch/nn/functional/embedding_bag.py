@@ -36,7 +36,7 @@ def _bounds(input: Tensor, offsets: Tensor | None, include_last_offset: bool) ->
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a "
                              "mini-batch of fixed length sequences.")  # fmt: skip
         bags, length = input.shape
-        return input.numpy().reshape(-1), [(b * length, (b + 1) * length) for b in range(bags)]
+        return input.cpu().numpy().reshape(-1), [(b * length, (b + 1) * length) for b in range(bags)]
     if input.ndim != 1:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     if offsets is None:
@@ -44,7 +44,7 @@ def _bounds(input: Tensor, offsets: Tensor | None, include_last_offset: bool) ->
     require_tensor("embedding_bag", offsets, "offsets", 3)
     if offsets.ndim != 1:
         raise ValueError("offsets has to be a 1D Tensor")
-    flat, starts = input.numpy(), [int(o) for o in offsets.numpy()]
+    flat, starts = input.cpu().numpy(), [int(o) for o in offsets.cpu().numpy()]
     if starts and starts[0] != 0:
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has "
                            f"to start from position 0. However, got {starts[0]}")  # fmt: skip

@@ -213,7 +213,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
-    labels = y.numpy()
+    labels = y.cpu().numpy()
     chosen = np.zeros(labels.shape, dtype=bool)  # chosen[n, c]: class c is one of sample n's
     for row, classes in enumerate(labels):
         for c in classes:
