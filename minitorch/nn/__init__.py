@@ -17,6 +17,7 @@
 | ``dropout.py``       | ``Dropout``                                                 |
 | ``adaptive_pooling.py`` | ``AdaptiveAvgPool1d/3d``, ``AdaptiveMaxPool1d/2d/3d``    |
 | ``lp_pooling.py``    | ``LPPool1d``, ``LPPool2d``                                  |
+| ``max_unpooling.py`` | ``MaxUnpool1d``, ``MaxUnpool2d``                           |
 | ``bilinear.py``      | ``Bilinear``                                                |
 | ``distance.py``      | ``CosineSimilarity``, ``PairwiseDistance``                  |
 | ``channel_shuffle.py`` | ``ChannelShuffle``                                        |
@@ -93,6 +94,7 @@ from minitorch.nn.margin_loss import (
     TripletMarginLoss,
     TripletMarginWithDistanceLoss,
 )
+from minitorch.nn.max_unpooling import MaxUnpool1d, MaxUnpool2d
 from minitorch.nn.module import Buffer, Module, Parameter
 from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from minitorch.nn.padding import (
@@ -157,7 +159,7 @@ __all__ = [
     "AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout",
     "Bilinear", "ChannelShuffle", "CosineSimilarity", "PairwiseDistance",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-    "LPPool1d", "LPPool2d",
+    "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",
     "CELU", "ELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",

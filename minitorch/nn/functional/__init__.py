@@ -12,6 +12,7 @@ weights and call these).
 | ``channel_dropout.py`` | ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` |
 | ``adaptive_pooling.py`` | ``adaptive_avg_pool1d/3d``, ``adaptive_max_pool1d/2d/3d`` (any output size) |
 | ``lp_pooling.py``   | ``lp_pool1d``, ``lp_pool2d``                                 |
+| ``max_unpooling.py`` | ``max_unpool1d``, ``max_unpool2d``                          |
 | ``distance.py``     | ``cosine_similarity``, ``pairwise_distance``, ``pdist``      |
 | ``bilinear.py``     | ``bilinear``                                               |
 | ``channel_shuffle.py`` | ``channel_shuffle``                                     |
@@ -125,6 +126,7 @@ from minitorch.nn.functional.margin_loss import (
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
+from minitorch.nn.functional.max_unpooling import max_unpool1d, max_unpool2d
 from minitorch.nn.functional.multi_head_attention import multi_head_attention_forward
 from minitorch.nn.functional.normalization import batch_norm, layer_norm
 from minitorch.nn.functional.pooling import (
@@ -174,4 +176,5 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
+    "max_unpool1d", "max_unpool2d",
 ]  # fmt: skip
