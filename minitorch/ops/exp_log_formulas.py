@@ -5,7 +5,7 @@ existing ops, so each gradient comes from theirs.
     exp2(x)         = 2^x                               (``pow``: exact at integers)
     logaddexp(a, b) = ln(e^a + e^b) = max(a, b) + ln(1 + e^-|a - b|)
     logaddexp2(a,b) = log2(2^a + 2^b) = max(a, b) + log2(1 + 2^-|a - b|)
-    xlogy(x, y)     = x ln y, and 0 where x = 0 (unless y is NaN; the hole: y = 0 or inf)
+    xlogy(x, y)     = x ln y, and 0 where x = 0 (unless y is NaN)
     logit(x, eps)   = ln(x / (1 - x)), x first clamped to [eps, 1 - eps]
     hypot(a, b)     = sqrt(a^2 + b^2) = m sqrt(1 + (n/m)^2), m = max(|a|,|b|), n = min
                       (inf if either is infinite, even when the other is NaN)
@@ -84,9 +84,12 @@ def xlogy(input: Any, other: Any) -> Tensor:  # noqa: A002 (PyTorch's names)
         other = input * 0 + other
     else:
         input, other = _floating("xlogy", input), _floating("xlogy", other, "other", 2)
-    hole = (input == 0) & ((other == 0) | (other == math.inf))  # 0 * -inf, 0 * inf
+    positive_finite = (other > 0) & (other < math.inf)  # where x ln y is 0 at x = 0 by itself
+    hole = (input == 0) & ~positive_finite & (other == other)  # 0 * -inf, 0 * NaN of ln(-1)
     safe = where(hole, 1.0, other)
-    return where(hole, 0.0, input * safe.log())
+    product = input * safe.log()
+    product = where(input == 0, product + 0.0, product)  # -0.0 ln y is +0, as PyTorch's
+    return where(hole, 0.0, product)
 
 
 def _log_add(name: str, a: Tensor, b: Tensor, base: float) -> Tensor:
