@@ -49,6 +49,8 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,  #
             raise RuntimeError("repeats must have the same size as input along dim")
     if any(c < 0 for c in counts):
         raise RuntimeError("repeats can not be negative")
+    if sum(counts) > 2**40:  # the index alone would need terabytes, as PyTorch's would
+        raise RuntimeError(f"repeat_interleave: cannot allocate {sum(counts)} elements: out of memory")
     index = line.new_tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=int64)
     if line.ndim == 0:
         return line.reshape(1).index_select(0, index)

@@ -100,6 +100,8 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     if isinstance(cut, int):
         if cut <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {cut}")
+        if cut > size + 2**32:  # PyTorch's list of views would not fit in memory either
+            raise RuntimeError(f"tensor_split: cannot make {cut} sections: out of memory")
         small, extra = divmod(size, cut)
         lengths = [small + 1] * extra + [small] * (cut - extra)
         starts = [sum(lengths[:i]) for i in range(cut)]
