@@ -56,10 +56,13 @@ OPS_WITH_OUT = frozenset("""
     copysign ldexp float_power fmod fmax fmin heaviside gcd lcm exp2 deg2rad rad2deg sinc
     logit xlogy logaddexp logaddexp2 hypot absolute arccosh arcsinh arctanh greater
     greater_equal less less_equal not_equal sgn isposinf isneginf
+    addbmm addmm addmv addr baddbmm inner kron vdot bucketize masked_select take_along_dim
+    column_stack dstack hstack vstack narrow_copy logcumsumexp nanmean quantile nanquantile
+    std_mean var_mean
 """.split())
 
 FACTORIES_WITH_OUT = frozenset(
-    "arange empty eye full linspace ones rand randint randn randperm zeros".split()
+    "arange empty eye full linspace logspace ones rand randint randn randperm range zeros".split()
 )
 
 # Ops whose ``out`` must have exactly the result's dtype (PyTorch casts for the others).

@@ -132,14 +132,12 @@ def digamma(x: Tensor) -> Tensor:
 
 def mvlgamma(x: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma of dimension ``p``:
-    ``ln Gamma_p(x) = p (p - 1) / 4 ln pi + sum_{i=0..p-1} lgamma(x - i / 2)``."""
+    ``ln Gamma_p(x) = p (p - 1) / 4 ln pi + sum_{i=0..p-1} lgamma(x - i / 2)``
+    (integer inputs give the default float dtype; outside ``x > (p - 1) / 2``, where
+    PyTorch once refused, it now gives what the sum gives, ``inf`` at the poles, and so do we)."""
     require_tensor("mvlgamma", x)
     if not isinstance(p, int) or isinstance(p, bool) or p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if not x.dtype.is_floating_point:
-        raise RuntimeError("mvlgamma is not implemented for integer tensors")
-    if bool((x <= (p - 1) / 2).any()):
-        raise RuntimeError(f"All elements must be greater than (p-1)/2; p = {p}")
     total = lgamma(x)
     for i in range(1, p):
         total = total + lgamma(x - i / 2)

@@ -130,7 +130,7 @@ SHAPES = [(3, 4), (2, 3, 5), (1, 4), (4, 1, 3), (0, 3), (), (7,)]
 
 FLOAT_ONLY_MAP = {
     "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-    "floor", "ceil", "reciprocal",
+    "floor", "ceil", "reciprocal", "expm1", "asinh", "acosh", "atanh", "erfc", "lgamma",
 }  # fmt: skip
 
 

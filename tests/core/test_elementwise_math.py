@@ -106,8 +106,13 @@ def test_mvlgamma_and_its_domain():
     x = [[2.5, 3.0], [7.0, 1.6]]
     for p in (1, 2, 3):
         same(mt.mvlgamma(mt.tensor(x), p), torch.mvlgamma(torch.tensor(x), p), rtol=1e-5)
-    with pytest.raises(RuntimeError):
-        mt.mvlgamma(mt.tensor([0.9]), 3)
+    outside = [0.9, 0.2, 0.0, -1.0, -0.3]  # below (p - 1) / 2: PyTorch 2.13 no longer refuses
+    same(mt.mvlgamma(mt.tensor(outside), 3), torch.mvlgamma(torch.tensor(outside), 3), rtol=1e-5)
+    ints = [[3, 4], [5, 6]]  # integers give the default float dtype, as in PyTorch
+    for p in (1, 2):
+        mine, theirs = mt.mvlgamma(mt.tensor(ints).t(), p), torch.mvlgamma(torch.tensor(ints).t(), p)
+        assert str(mine.dtype) == str(theirs.dtype)
+        same(mine, theirs, rtol=1e-5)
 
 
 def test_float_power_is_float64_and_logit_eps():

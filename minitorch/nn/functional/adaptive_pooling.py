@@ -19,6 +19,7 @@ import itertools
 from typing import Any
 
 from minitorch._tensor import Tensor
+from minitorch.layout import checked_numel
 from minitorch.ops.common import require_tensor
 from minitorch.ops.shape import stack
 
@@ -55,6 +56,7 @@ def _adaptive_pool(input: Tensor, output_size: Any, dims: int, name: str, reduce
         )
     sizes = _output_size(output_size, spatial, name)
     lead = tuple(input.shape[:-dims])
+    checked_numel(lead + sizes, input.element_size())  # one window per output: refuse 2**62 first
     if 0 in sizes or input.numel() == 0:  # nothing to pool: an empty result, still in the graph
         empty = input.sum(tuple(range(-dims, 0))).reshape(lead + (1,) * dims).expand(*lead, *sizes) * 0
         return (empty, empty.long()) if return_indices else empty
