@@ -35,6 +35,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.dtypes import float64, get_default_dtype
+from minitorch.layout import checked_numel
 from minitorch.ops.binary import where
 from minitorch.ops.common import cast, require_tensor
 from minitorch.ops.unary import apply_map
@@ -138,6 +139,7 @@ def mvlgamma(x: Tensor, p: int) -> Tensor:
     require_tensor("mvlgamma", x)
     if not isinstance(p, int) or isinstance(p, bool) or p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    checked_numel(tuple(x.shape) + (p,), x.element_size())  # PyTorch's (..., p) terms: refuse 2**62
     total = lgamma(x)
     for i in range(1, p):
         total = total + lgamma(x - i / 2)
