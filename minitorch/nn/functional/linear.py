@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitorch import creation, dispatch, random_factories
+from minitorch import creation, dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import int64
+from minitorch.memory_format import preserve_format
 from minitorch.ops import linalg
 from minitorch.ops.common import require_tensor
 from minitorch.ops.gather import Gather, ScatterAdd
@@ -41,21 +42,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         result = input * 0
     else:
-        keep = bernoulli_in_memory_order(input.detach(), 1.0 - p)
+        # PyTorch fills empty_like(input), which keeps the input's layout, with bernoulli_,
+        # which draws in memory order: a transposed input gets its draws column by column
+        keep = input.detach().clone(memory_format=preserve_format).bernoulli_(1.0 - p)
         result = input * (keep / (1.0 - p))
     return input.copy_(result) if inplace else result
-
-
-def bernoulli_in_memory_order(input: Tensor, p: float) -> Tensor:  # noqa: A002
-    """A 0/1 mask shaped like ``input``, drawn in the order its elements lie in memory.
-
-    PyTorch's dropout fills ``empty_like(input)`` (which keeps the input's layout) with
-    ``bernoulli_(p)``, one draw per element from the first byte to the last; so a
-    transposed input gets its draws column by column. We view the input with its dims from
-    the largest stride to the smallest, draw in that (now logical) order, and view back."""
-    order = sorted(range(input.ndim), key=lambda dim: -input.stride(dim))
-    back = sorted(range(input.ndim), key=lambda dim: order[dim])
-    return random_factories.bernoulli(input.permute(order), p).permute(back)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
