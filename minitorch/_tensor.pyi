@@ -1167,7 +1167,9 @@ class Tensor:
     def erfinv(self) -> Tensor: ...
     def mvlgamma(self, p: builtins.int) -> Tensor:
         """The multivariate log-gamma of dimension ``p``: ``ln Gamma_p(x) = p (p - 1) / 4 ln pi +
-        sum_{i=0..p-1} lgamma(x - i / 2)``."""
+        sum_{i=0..p-1} lgamma(x - i / 2)`` (integer inputs give the default float dtype; outside ``x > (p - 1)
+        / 2``, where PyTorch once refused, it now gives what the sum gives, ``inf`` at the poles, and so do
+        we)."""
         ...
     def i0(self) -> Tensor:
         """The modified Bessel function of the first kind, order 0 (see the module docstring); its gradient
