@@ -190,6 +190,18 @@ EXCLUSIONS = (
         ),
     ),
     (
+        "DataPipes (torchdata's design, whose development stopped in 2024; torchdata 0.10 removed "
+        "it): a Dataset with a DataLoader is the path PyTorch keeps",
+        (
+            r"DataPipe",
+            r"datapipe",
+            r"^DataChunk$",
+            r"^argument_validation$",
+            r"^runtime_validation",
+            r"^non_deterministic$",
+        ),
+    ),
+    (
         "process and device plumbing minitorch handles its own way",
         (
             r"^record_stream$",

@@ -7,6 +7,7 @@ from minitorch.utils.data.dataset import (
     ConcatDataset,
     Dataset,
     IterableDataset,
+    StackDataset,
     Subset,
     TensorDataset,
     random_split,
@@ -23,6 +24,6 @@ from minitorch.utils.data.sampler import (
 from minitorch.utils.data.worker_info import WorkerInfo, get_worker_info
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler",
-           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
+           "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_collate",
            "default_convert", "get_worker_info", "random_split"]  # fmt: skip

@@ -3,6 +3,8 @@
 * ``TensorDataset(X, y)``: sample ``i`` is ``(X[i], y[i])``;
 * ``Subset(dataset, indices)`` and ``random_split(dataset, [0.8, 0.2])``: parts of one;
 * ``ConcatDataset([a, b])`` (also ``a + b``): one after the other;
+* ``StackDataset(images, labels)`` (or ``image=..., label=...``): side by side, sample ``i``
+  is the tuple (or dict) of each dataset's sample ``i``;
 * ``IterableDataset``: a stream of samples (``__iter__``) instead of indexed ones;
   ``ChainDataset([a, b])`` (also ``a + b``) chains streams.
 """
@@ -10,6 +12,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -124,15 +127,55 @@ class ConcatDataset(Dataset):
         raise IndexError(f"index {index} is out of range for a dataset of {len(self)} samples")
 
 
+class StackDataset(Dataset):
+    """Datasets of the same length side by side: ``StackDataset(a, b)[i] == (a[i], b[i])``
+    and ``StackDataset(x=a, y=b)[i] == {"x": a[i], "y": b[i]}`` (tuple or dict, not both)."""
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                "input/output, but both types are given."
+            )
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args) if args else list(kwargs.values())
+        self._length = len(parts[0])  # type: ignore[arg-type]
+        if any(len(dataset) != self._length for dataset in parts):  # type: ignore[arg-type]
+            raise ValueError("Size mismatch between datasets")
+        self.datasets: tuple | dict = args if args else kwargs
+
+    def __getitem__(self, index: int) -> Any:
+        if isinstance(self.datasets, dict):
+            return {key: dataset[index] for key, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        """A batch of samples at once (what a ``DataLoader`` asks a dataset that has it)."""
+        return [self[index] for index in indices]
+
+    def __len__(self) -> int:
+        return self._length
+
+
 def random_split(dataset: Dataset, lengths: Sequence[float], generator: Any = None) -> list[Subset]:
     """Split into non-overlapping random subsets of the given lengths (or fractions that
     sum to 1, e.g. ``[0.8, 0.2]``)."""
     total = len(dataset)  # type: ignore[arg-type]
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        for i, fraction in enumerate(lengths):
+            if fraction < 0 or fraction > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
         counts = [int(math.floor(total * fraction)) for fraction in lengths]
         for i in range(total - sum(counts)):  # hand out the remainder round-robin
             counts[i % len(counts)] += 1
         lengths = counts
+        for i, length in enumerate(lengths):
+            if length == 0:
+                warnings.warn(
+                    f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                    stacklevel=2,
+                )
     if sum(lengths) != total:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     order = random_factories.randperm(total, generator=generator).tolist()
