@@ -1,0 +1,137 @@
+"""First run: what a fresh Numba cache costs each course chapter, beside its warm time.
+
+Every Colab session, and every fresh clone, starts with an empty Numba cache: each kernel a
+chapter uses is compiled on its first call. This runs every course chapter (``notebooks/``,
+headless, as ``tests/course`` does) and a typical training script (``examples/digits_mlp.py``,
+two epochs) twice, each in a fresh process: first with ``NUMBA_CACHE_DIR`` pointed at a new,
+empty folder (cold), then again with the cache that run filled (warm)::
+
+    python -m benchmarks.first_run                       # every chapter and the script
+    python -m benchmarks.first_run --only 04 07 digits   # names containing any of these
+    python -m benchmarks.first_run --repeat 2            # the faster of 2 cold and 2 warm runs
+
+Prints cold, warm and cold - warm (the compile time a first run pays) per chapter, with the
+CPU model, and writes the table as JSON to ``benchmarks/results/first-run-<time>.json``. The
+target (issue 30): cold - warm <= 3 s per chapter. Also shown: the seconds the kernel clock
+(``minitorch/backends/compile_time.py``) counted in the cold run, compiling or loading
+kernels. Nothing here is a test: speed is measured, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # allow `python benchmarks/first_run.py` without installing
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.distributed import cpu_model  # noqa: E402
+
+TARGET_SECONDS = 3.0  # compile time a fresh cache may add to one chapter
+
+# The last cell of each executed notebook: the compile clock of the kernel's process
+CLOCK_CELL = "from minitorch.backends import compile_time\nprint('COMPILE_SECONDS', compile_time.seconds())"
+
+
+def workloads() -> dict[str, list[str]]:
+    """``{name: command}``: each chapter notebook, then the training script."""
+    chapters = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    found = {
+        path.stem: [sys.executable, "-m", "benchmarks.first_run", "--execute", str(path)] for path in chapters
+    }
+    found["digits_mlp (script)"] = [sys.executable, str(ROOT / "examples" / "digits_mlp.py"), "--epochs", "2"]
+    return found
+
+
+def execute_notebook(path: Path) -> None:
+    """Run every cell of one notebook in a fresh kernel, then print its compile clock."""
+    import nbclient
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(CLOCK_CELL))
+    client = nbclient.NotebookClient(notebook, timeout=1200, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}})  # fmt: skip
+    client.execute()
+    for output in notebook.cells[-1].get("outputs", []):
+        if output.get("output_type") == "stream":
+            print(output["text"].strip())
+
+
+def timed_run(command: list[str], cache_dir: str) -> tuple[float, float | None]:
+    """``(seconds, compile clock or None)`` of one run of ``command`` in a fresh process
+    whose Numba cache is ``cache_dir``."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, MINITORCH_CPU_BACKEND="numba",
+               PYDEVD_DISABLE_FILE_VALIDATION="1", TQDM_DISABLE="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+               )  # fmt: skip
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+    clock = re.findall(r"COMPILE_SECONDS ([0-9.eE+-]+)", done.stdout)
+    return seconds, float(clock[-1]) if clock else None
+
+
+def measure(command: list[str], repeat: int) -> dict[str, float | None]:
+    """Cold (new empty cache each time) and warm (the cache a cold run filled) seconds,
+    the fastest of ``repeat`` runs each."""
+    colds, warms, clock = [], [], None
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache_dir:
+            seconds, clock = timed_run(command, cache_dir)
+            colds.append(seconds)
+            warms.append(timed_run(command, cache_dir)[0])
+    cold, warm = min(colds), min(warms)
+    return {"cold": cold, "warm": warm, "compile": cold - warm, "clock": clock}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--only", nargs="+", help="run only workloads whose names contain one of these")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs of each, cold and warm (the fastest counts)"
+    )
+    parser.add_argument("--execute", help=argparse.SUPPRESS)  # the child process: run one notebook
+    args = parser.parse_args()
+    if args.execute:
+        execute_notebook(Path(args.execute))
+        return
+    chosen = {name: command for name, command in workloads().items()
+              if not args.only or any(part in name for part in args.only)}  # fmt: skip
+    print(f"first run vs warm: minitorch numba backend, {os.cpu_count()} cores, {cpu_model()}")
+    print(
+        f"{'workload':<32}{'cold s':>9}{'warm s':>9}{'compile s':>11}{'clock s':>9}"
+        f"  target <= {TARGET_SECONDS:g} s"
+    )
+    rows = {}
+    for name, command in chosen.items():
+        row = rows[name] = measure(command, args.repeat)
+        clock = f"{row['clock']:>9.1f}" if row["clock"] is not None else f"{'-':>9}"
+        verdict = "ok" if row["compile"] <= TARGET_SECONDS else "MISSED"
+        print(
+            f"{name:<32}{row['cold']:>9.1f}{row['warm']:>9.1f}{row['compile']:>11.1f}{clock}  {verdict}",
+            flush=True,
+        )
+    results = ROOT / "benchmarks" / "results"
+    results.mkdir(exist_ok=True)
+    path = results / time.strftime("first-run-%Y%m%d-%H%M%S.json")
+    path.write_text(
+        json.dumps({"machine": {"cores": os.cpu_count(), "cpu": cpu_model()}, "rows": rows}, indent=2)
+    )
+    print(f"written to {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
