@@ -146,14 +146,12 @@ from minitorch.ops.reduce import (  # noqa: E402
     any,
     argmax,
     argmin,
-    log_softmax,
     logsumexp,
     max,
     mean,
     min,
     norm,
     prod,
-    softmax,
     std,
     sum,
     var,
@@ -178,6 +176,7 @@ from minitorch.ops.shape import (  # noqa: E402
     unflatten,
     unsqueeze,
 )  # fmt: skip
+from minitorch.ops.softmax import log_softmax, softmax  # noqa: E402
 from minitorch.ops.solve import det  # noqa: E402
 from minitorch.ops.solve import inv as inverse  # noqa: E402
 from minitorch.ops.sort import argsort, msort, sort, topk, unique  # noqa: E402

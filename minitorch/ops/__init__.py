@@ -72,6 +72,7 @@ from minitorch.ops import (
     runs,
     scan,
     shape,
+    softmax,
     solve,
     sort,
     stacking,
@@ -210,7 +211,7 @@ METHODS: dict[str, Any] = {
     "min": reduce.min, "amax": reduce.amax, "amin": reduce.amin, "argmax": reduce.argmax,
     "argmin": reduce.argmin, "var": reduce.var, "std": reduce.std,
     "logsumexp": reduce.logsumexp, "all": reduce.all, "any": reduce.any,
-    "softmax": reduce.softmax, "log_softmax": reduce.log_softmax, "norm": reduce.norm,
+    "softmax": softmax.softmax, "log_softmax": softmax.log_softmax, "norm": reduce.norm,
     # shape and views
     "view": shape.view, "reshape": shape.reshape, "permute": shape.permute,
     "transpose": shape.transpose, "t": shape.t, "unsqueeze": shape.unsqueeze,

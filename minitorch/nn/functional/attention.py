@@ -34,7 +34,7 @@ from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_
 from minitorch.nn.functional.linear import dropout
 from minitorch.ops.common import require_tensor
-from minitorch.ops.reduce import softmax
+from minitorch.ops.softmax import softmax
 
 
 def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, is_causal: bool) -> None:

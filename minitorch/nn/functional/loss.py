@@ -24,6 +24,7 @@ from minitorch.ops import reduce
 from minitorch.ops.common import require_tensor
 from minitorch.ops.gather import pick_per_row, scatter_per_row
 from minitorch.ops.lean_lane import lean_zip_into
+from minitorch.ops.softmax import log_softmax
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -233,7 +234,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 1 if input.ndim > 1 else 0
-    logp = reduce.log_softmax(input, class_dim)
+    logp = log_softmax(input, class_dim)
     classes = input._shape[class_dim]
     if target.dtype.is_floating_point:
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)

@@ -37,8 +37,8 @@ from minitorch.nn.functional.attention import scaled_dot_product_attention
 from minitorch.nn.functional.conv import pad
 from minitorch.nn.functional.linear import dropout, linear
 from minitorch.ops.common import require_tensor
-from minitorch.ops.reduce import softmax
 from minitorch.ops.shape import cat
+from minitorch.ops.softmax import softmax
 
 
 def _as_float_mask(mask: Tensor | None, like: Tensor, name: str) -> Tensor | None:
