@@ -20,7 +20,6 @@ import numpy as np
 from minitorch import creation, dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import bool_, get_default_dtype, result_type
 from minitorch.ops.common import (
     as_operand,
@@ -222,14 +221,31 @@ class Pow(Function):
                 grad_a = where(b == 0, 0.0, grad * b * a ** (b - 1))
             elif b == 0:
                 grad_a = grad * 0
-            elif b == 2 and not is_grad_enabled():  # grad * (2 a) in one kernel, the same bits
-                grad_a = apply_zip("square_backward", grad, a)
-            else:  # PyTorch's order, grad * (b a^(b-1)); a square's a^1 is a itself
-                grad_a = grad * (b * (a if b == 2 else a ** (b - 1)))
+            elif b == 2:  # grad * (2 a): one kernel, an op of its own
+                grad_a = SquareBackward.apply(grad, a)
+            else:  # PyTorch's order, grad * (b a^(b-1))
+                grad_a = grad * (b * a ** (b - 1))
         if ctx.needs_input_grad[1]:
             log_a = a.log() if isinstance(a, Tensor) else Tensor._full((), a, y.dtype, y.device).log()
             grad_b = grad * y * where((a == 0) & (b >= 0), 0.0, log_a)
         return grad_a, grad_b
+
+
+class SquareBackward(Function):
+    """r = g (2 a), the gradient of ``y = a ** 2`` (PyTorch's order: ``g * (2 * a)``);
+    dr/dg = 2 a (this same op again, on ``gg``), dr/da = 2 g"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, g: Tensor, a: Tensor) -> Tensor:
+        ctx.save_for_backward(g, a)
+        return apply_zip("square_backward", g, a)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, gg: Tensor) -> tuple:
+        g, a = ctx.saved_tensors
+        grad_g = SquareBackward.apply(gg, a) if ctx.needs_input_grad[0] else None
+        grad_a = gg * g * 2 if ctx.needs_input_grad[1] else None
+        return grad_g, grad_a
 
 
 class Extremum(Function):
