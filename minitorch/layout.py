@@ -13,9 +13,11 @@ The element at index ``(i0, i1, ...)`` lives at storage position::
 Every *view* (``permute``, ``expand``, slicing, ``view``, ``as_strided``...) is just a new
 ``(shape, strides, offset)`` over the same storage: nothing is copied. The functions in
 this file compute those triples. They are pure functions on tuples, with no tensors and
-no NumPy, so they are easy to read and to test. The index helpers at the top
-(``index_to_position``, ``ordinal_to_index``) only use loops and
-indexing, so the Numba backend compiles the very same functions.
+no NumPy, so they are easy to read and to test. Four neighbours hold a part each, and
+this file re-exports their names: the index arithmetic (``index_to_position``,
+``ordinal_to_index``, in ``index_arithmetic.py``), element counts and their overflow
+checks (``element_count.py``), broadcasting (``broadcasting.py``) and dimension merging
+(``dimension_merging.py``).
 
 Example::
 
@@ -27,115 +29,24 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+
+from minitorch.broadcasting import broadcast_shapes  # noqa: F401  (re-exported)
+from minitorch.dimension_merging import merge_dims, merge_kept_dims  # noqa: F401  (re-exported)
+from minitorch.element_count import (  # noqa: F401  (re-exported: a layout's element count)
+    INT64_MAX,
+    allocating,
+    checked_numel,
+    numel,
+    out_of_memory,
+)
+from minitorch.index_arithmetic import index_to_position, ordinal_to_index  # noqa: F401  (re-exported)
 
 Shape = tuple[int, ...]
 Strides = tuple[int, ...]
 Layout = tuple[Shape, Strides, int]  # (shape, strides, offset)
-
-
-# --------------------------------------------------------------------------------------
-# Index arithmetic (also compiled by Numba: loops and indexing only)
-# --------------------------------------------------------------------------------------
-
-
-def index_to_position(index, strides, offset):
-    """Storage position of a multi-index: ``offset + sum(index[d] * strides[d])``."""
-    position = offset
-    for d in range(len(index)):
-        position += index[d] * strides[d]
-    return position
-
-
-def ordinal_to_index(ordinal, shape, out_index):
-    """Write into ``out_index`` the multi-index of the ``ordinal``-th element in row-major
-    order. For shape ``(2, 3)``: ordinal 4 -> index ``(1, 1)``.
-
-    The last dimension changes fastest, like the digits of a number whose bases are the
-    sizes: we peel digits off from the right.
-    """
-    remaining = ordinal
-    for d in range(len(shape) - 1, -1, -1):
-        out_index[d] = remaining % shape[d]
-        remaining = remaining // shape[d]
-
-
-# --------------------------------------------------------------------------------------
-# Basic facts about a layout
-# --------------------------------------------------------------------------------------
-
-
-def numel(shape: Sequence[int]) -> int:
-    """Number of elements: the product of the sizes (1 for a 0-d tensor)."""
-    count = 1
-    for size in shape:
-        count *= size
-    return count
-
-
-INT64_MAX = 2**63 - 1  # kernels count elements, positions and bytes in signed 64-bit integers
-
-
-def checked_numel(shape: Sequence[int], itemsize: int = 1) -> int:
-    """``numel(shape)``, after checking that a kernel can count that far.
-
-    Python's integers never overflow, but the kernels' 64-bit ones do: a loop over
-    ``2**64`` elements wraps around and never ends. So every place that makes a shape
-    asks here first, and so does every allocation (with its ``itemsize``). Three numbers
-    must fit in int64, as in PyTorch:
-
-    * the element count. PyTorch multiplies the sizes left to right in unsigned 64-bit,
-      so ``(2**62, 2**62, 0)`` is refused although it has no elements: the product
-      overflowed before it reached the 0;
-    * the stride a contiguous layout gives dimension 0, ``prod(max(size, 1))`` over the
-      other dimensions (so ``zeros(0, 2**62, 4)`` is refused too);
-    * a new storage's byte count, ``count * itemsize``.
-    """
-    shape = tuple(shape)
-    count = numel(shape)
-    if 0 < count < 2**48:  # the common case: no size is 0, so none of the three can overflow
-        return count
-    before_zero = shape[: shape.index(0)] if 0 in shape else shape
-    if count > INT64_MAX or numel(before_zero) >= 2**64:
-        raise RuntimeError(
-            f"numel: integer multiplication overflow: the sizes {list(shape)} have more than "
-            "the 2**63 - 1 elements a tensor can index. Use smaller sizes."
-        )
-    if numel([size for size in shape[1:] if size > 1]) > INT64_MAX:
-        raise RuntimeError(
-            f"Stride calculation overflowed: a contiguous layout of sizes {list(shape)} needs "
-            "strides beyond 2**63 - 1. Use smaller sizes."
-        )
-    if count * itemsize > INT64_MAX:
-        raise RuntimeError(
-            f"Storage size calculation overflowed with sizes={list(shape)}: {count} elements of "
-            f"{itemsize} bytes are more than 2**63 - 1 bytes. Use smaller sizes."
-        )
-    return count
-
-
-def out_of_memory(shape: Sequence[int], itemsize: int) -> RuntimeError:
-    """The error for a storage the machine cannot hold. A count that passes
-    ``checked_numel`` may still be more memory than there is (``ones(2**40)``: 4 TiB);
-    NumPy then raises ``MemoryError``, PyTorch a ``RuntimeError`` naming the bytes."""
-    return RuntimeError(
-        f"can't allocate memory: you tried to allocate {numel(shape) * itemsize} bytes for "
-        f"a tensor of sizes {list(shape)}. Use smaller sizes."
-    )
-
-
-@contextlib.contextmanager
-def allocating(shape: Sequence[int], itemsize: int) -> Iterator[None]:
-    """Allocate a storage for ``shape`` inside this block: a ``MemoryError`` becomes
-    PyTorch's ``RuntimeError`` (``out_of_memory``). (``Tensor._empty``, which runs for
-    every op, writes the same as a plain ``try``, which costs nothing when it succeeds.)"""
-    try:
-        yield
-    except MemoryError as error:
-        raise out_of_memory(shape, itemsize) from error
 
 
 def contiguous_strides(shape: Sequence[int]) -> Strides:
@@ -232,8 +143,7 @@ def normalize_dim(dim: int, ndim: int) -> int:
     rank = max(ndim, 1)
     if not -rank <= dim < rank:
         raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
-            f"but got {dim})"
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
         )
     return dim % rank
 
@@ -249,40 +159,6 @@ def normalize_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     if len(set(result)) != len(result):
         raise RuntimeError(f"dim {tuple(dims)} appears multiple times in the list of dims")
     return tuple(d for d in result if d < ndim)
-
-
-# --------------------------------------------------------------------------------------
-# Broadcasting
-# --------------------------------------------------------------------------------------
-
-
-def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
-    """The shape two or more tensors broadcast to (NumPy and PyTorch rules).
-
-    Align the shapes from the right; in each position the sizes must be equal or 1, and
-    the result takes the larger. Missing leading dimensions count as 1::
-
-        (4, 1, 3) and (2, 1) -> (4, 2, 3)
-    """
-    ndim = max((len(shape) for shape in shapes), default=0)
-    result = [1] * ndim
-    for shape in shapes:
-        for i, size in enumerate(shape):
-            d = ndim - len(shape) + i
-            if result[d] == 1:
-                result[d] = size
-            elif size != 1 and size != result[d]:
-                raise RuntimeError(
-                    f"The size of tensor a ({result[d]}) must match the size of tensor b "
-                    f"({size}) at non-singleton dimension {d}. Shapes {_show_all(shapes)} "
-                    f"do not broadcast: align them from the right, and each pair of sizes "
-                    f"must be equal or one of them 1."
-                )
-    return tuple(result)
-
-
-def _show_all(shapes: Sequence[Sequence[int]]) -> str:
-    return ", ".join(str(list(shape)) for shape in shapes)
 
 
 # --------------------------------------------------------------------------------------
@@ -394,9 +270,7 @@ def select(shape: Shape, strides: Strides, offset: int, dim: int, index: int) ->
     """Fix one dimension at ``index`` and drop it (``t[i]`` for ``dim == 0``)."""
     size = shape[dim]
     if not -size <= index < size:
-        raise IndexError(
-            f"index {index} is out of bounds for dimension {dim} with size {size}"
-        )
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
     index %= size
     return (
         shape[:dim] + shape[dim + 1 :],
@@ -446,9 +320,7 @@ def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides | 
     view_numel = 1
     for d in range(len(shape) - 1, -1, -1):
         tensor_numel *= shape[d]
-        chunk_ends = d == 0 or (
-            shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base_stride
-        )
+        chunk_ends = d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base_stride)
         if chunk_ends:
             # Fill the new dimensions that make up this chunk.
             while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
@@ -466,16 +338,13 @@ def view_strides(shape: Shape, strides: Strides, new_shape: Shape) -> Strides | 
     return tuple(new_strides)
 
 
-def check_as_strided(
-    size: Sequence[int], stride: Sequence[int], offset: int, storage_size: int
-) -> None:
+def check_as_strided(size: Sequence[int], stride: Sequence[int], offset: int, storage_size: int) -> None:
     """Raise unless ``as_strided(size, stride, offset)`` stays inside a storage of
     ``storage_size`` cells. Users may not ask for negative sizes, strides or offsets;
     the bounds themselves are ``check_in_bounds``'s, the rule every view obeys."""
     if len(size) != len(stride):
         raise RuntimeError(
-            f"mismatch in length of strides and shape: size has {len(size)} dims, "
-            f"stride has {len(stride)}"
+            f"mismatch in length of strides and shape: size has {len(size)} dims, stride has {len(stride)}"
         )
     if any(s < 0 for s in size):
         raise RuntimeError(f"as_strided: negative size in {list(size)}")
@@ -514,79 +383,3 @@ def _reach(shape: Shape, strides: Strides) -> tuple[int, int] | None:
     if checked_numel(shape) == 0:
         return None
     return storage_span(shape, strides, 0)
-
-
-# --------------------------------------------------------------------------------------
-# Dimension merging (the fast backends' first step: fewer dimensions, less index math)
-# --------------------------------------------------------------------------------------
-
-
-def merge_dims(shape: Sequence[int], *all_strides: Sequence[int]) -> tuple[Shape, list[Strides]]:
-    """The fewest dimensions that walk every operand through the same positions, in the
-    same order, as ``shape`` with each operand's ``strides``.
-
-    An elementwise loop may visit the elements in any order, so the dimensions are first
-    put in the memory order of the first operand (the output: largest stride outermost),
-    which makes a permuted output like ``x.t().exp()``'s one run. Size-1 dimensions are
-    dropped (an index along them is always 0), and dimension ``d`` merges into the one
-    after it when, for *every* operand, one step along ``d`` jumps exactly over a whole
-    run of the next: ``strides[d] == strides[d + 1] * shape[d + 1]``::
-
-        merged = []                                  # (size, one stride per operand)
-        for d with shape[d] != 1, outermost in the first operand first:
-            if merged and every operand has previous stride == strides[d] * shape[d]:
-                merged[-1] = (previous size * shape[d], strides[d])
-            else:
-                merged.append((shape[d], strides[d]))
-
-    The result has at least one dimension (kernels look at ``shape[-1]``): a single
-    element becomes shape ``(1,)`` with stride 0.
-
-    >>> merge_dims((4, 5), (5, 1), (5, 1))           # contiguous: one flat run
-    ((20,), [(1,), (1,)])
-    >>> merge_dims((4, 5), (5, 1), (1, 4))           # a transposed input: no merge
-    ((4, 5), [(5, 1), (1, 4)])
-    >>> merge_dims((4, 5), (1, 4), (1, 4))           # all transposed alike: one run
-    ((20,), [(1,), (1,)])
-    >>> merge_dims((2, 3, 4), (12, 4, 1), (0, 4, 1)) # the broadcast dim stays apart
-    ((2, 12), [(12, 1), (0, 1)])
-    """
-    sizes: list[int] = []
-    merged: list[list[int]] = [[] for _ in all_strides]
-    first = all_strides[0]
-    for d in sorted(range(len(shape)), key=lambda d: -abs(first[d])):  # (stable: ties keep order)
-        size = shape[d]
-        if size == 1:
-            continue
-        if sizes and all(new[-1] == strides[d] * size for new, strides in zip(merged, all_strides)):
-            sizes[-1] *= size
-            for new, strides in zip(merged, all_strides):
-                new[-1] = strides[d]
-        else:
-            sizes.append(size)
-            for new, strides in zip(merged, all_strides):
-                new.append(strides[d])
-    if not sizes:
-        return (1,), [(0,) for _ in all_strides]
-    return tuple(sizes), [tuple(new) for new in merged]
-
-
-def merge_kept_dims(
-    shape: Sequence[int], dim: int, *all_strides: Sequence[int]
-) -> tuple[Shape, list[Strides]]:
-    """A reduction's outer loop: every dimension but the reduced ``dim``, merged.
-
-    A reduction walks two nested loops: the *kept* dimensions pick one output (and the
-    start of its run in the input), the reduced one walks that run. The kept dimensions
-    of ``out`` and of the input share one shape, so they merge like an elementwise
-    layout (``merge_dims``). Summing dim 1 of a contiguous ``(3, 4, 5)`` tensor into an
-    ``out`` of shape ``(3, 1, 5)``: ``out``'s kept dims are one run, the input's are not
-    (a step along dim 0 jumps over the 4 x 5 reduced block), so both stay::
-
-    >>> merge_kept_dims((3, 4, 5), 1, (5, 5, 1), (20, 5, 1))
-    ((3, 5), [(5, 1), (20, 1)])
-    >>> merge_kept_dims((3, 4, 5), 0, (20, 5, 1), (20, 5, 1))   # sum over dim 0
-    ((20,), [(1,), (1,)])
-    """
-    kept = [d for d in range(len(shape)) if d != dim]
-    return merge_dims([shape[d] for d in kept], *([strides[d] for d in kept] for strides in all_strides))
