@@ -12,9 +12,9 @@ from typing import Any
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.layout import normalize_dim
+from minitorch.ops.activation_derivatives import LogSoftmaxBackward
 from minitorch.ops.binary import apply_zip
 from minitorch.ops.common import require_tensor
-from minitorch.ops.lean_lane import nothing_records
 from minitorch.ops.reduce import fold
 from minitorch.ops.unary import apply_map
 
@@ -42,10 +42,11 @@ class LogSoftmax(Function):
     With ``m`` the line's max (so that no ``exp`` overflows) and ``s = x - m``::
 
         y = s - log(sum(exp(s)))           5 kernels: max, -, exp, sum, sub_log
-        dL/dx = g - exp(y) * sum(g)        3 kernels: sum, exp_mul, -
+        dL/dx = g - exp(y) * sum(g)        the op LogSoftmaxBackward
 
-    ``sub_log`` and ``exp_mul`` are two steps fused into one pass each (the scalar-op
-    table); a backward that records (``create_graph=True``) writes the formula out."""
+    ``sub_log`` is two steps fused into one pass (the scalar-op table). The backward is
+    an op of its own (``minitorch/ops/activation_derivatives.py``), so that a plain
+    backward and a ``create_graph=True`` one run the same formula."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dim: int) -> Tensor:
@@ -58,9 +59,7 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         (y,) = ctx.saved_tensors
-        if nothing_records():  # a plain backward: the sum's kernel at once, exp and * fused
-            return grad - apply_zip("exp_mul", y, fold("sum", grad, (ctx.dim,), keepdim=True)), None
-        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+        return LogSoftmaxBackward.apply(grad, y, ctx.dim), None
 
 
 def _softmax_input(x: Tensor, dim: Any, dtype: Any) -> tuple[Tensor, int]:

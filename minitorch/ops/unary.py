@@ -14,9 +14,9 @@ from __future__ import annotations
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import bool_, finfo, get_default_dtype, int64
-from minitorch.ops.binary import apply_zip, where
+from minitorch.ops.activation_derivatives import ReluBackward, SigmoidBackward, TanhBackward
+from minitorch.ops.binary import where
 from minitorch.ops.common import cast, require_tensor, result_strides
 from minitorch.scalar_ops import MAP_OPS
 
@@ -43,15 +43,6 @@ def apply_map(op: str, x: Tensor) -> Tensor:
     strides = result_strides(x._shape, (x,))  # x's memory order (None: contiguous)
     out = Tensor._empty(x._shape, bool_ if scalar_op.returns_bool else x.dtype, x.device, strides)
     return dispatch.map(op, out, x)
-
-
-def fused_derivative(op: str, grad: Tensor, y: Tensor) -> Tensor:
-    """``grad`` times the derivative, computed from the saved output ``y`` in one kernel
-    (``tanh_backward``... in the scalar-op table) instead of three: a backward with
-    ``create_graph=False`` (grad mode off) has no use for the steps in between. With
-    ``create_graph=True`` the caller writes the formula as tensor ops, which autograd
-    can differentiate again. (``apply_zip`` runs it through the lean lane.)"""
-    return apply_zip(op, grad, y)
 
 
 class Neg(Function):
@@ -235,9 +226,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
-        if not is_grad_enabled():
-            return fused_derivative("tanh_backward", grad, y)
-        return grad * (1 - y * y)
+        return TanhBackward.apply(grad, y)
 
 
 class Sinh(Function):
@@ -280,9 +269,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
-        if not is_grad_enabled():
-            return fused_derivative("sigmoid_backward", grad, y)
-        return grad * y * (1 - y)
+        return SigmoidBackward.apply(grad, y)
 
 
 TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi)
@@ -315,9 +302,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
-        if not is_grad_enabled():
-            return fused_derivative("relu_backward", grad, y)
-        return where(y <= 0, 0.0, grad)  # (where y is NaN the gradient passes, as in PyTorch)
+        return ReluBackward.apply(grad, y)
 
 
 class Reciprocal(Function):

@@ -1,6 +1,7 @@
 """Backward formulas that run as one kernel (issue 12): ``tanh``, ``sigmoid`` and ``relu``
 multiply the incoming gradient by their derivative in one pass (``tanh_backward``...
-in the scalar-op table) when no second derivative is needed; ``x ** n`` for a number
+in the scalar-op table), an op of its own with its own derivative, so a plain backward
+and ``create_graph=True`` run the same formula; ``x ** n`` for a number
 ``n`` computes ``grad * (n * x^(n-1))`` in PyTorch's order, with ``x`` itself for a
 square. Also the lean in-place ``fill_`` and the optimizer step's operands.
 
@@ -86,17 +87,23 @@ def test_create_graph_keeps_a_differentiable_formula(name):
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
-def test_one_kernel_without_create_graph_and_the_formula_with_it(name):
+def test_one_kernel_with_or_without_create_graph(name):
+    """The derivative is one op (``TanhBackward``...) whatever the grad mode: a plain
+    backward and ``create_graph=True`` run the same fused kernel, and with
+    ``create_graph=True`` its result is a node of that op, as in PyTorch."""
     x = mt.randn(4, 3, requires_grad=True)
     y = getattr(x, name)()
     with dispatch.trace() as calls:
         y.backward(mt.ones(4, 3), retain_graph=True)
-    kernels = [c.kernel for c in calls if c.op.startswith(name.capitalize())]
-    assert kernels == [f"{name}_backward"]
+    assert [c.kernel for c in calls if c.op != "AccumulateGrad"] == [f"{name}_backward"]
     with dispatch.trace() as calls:
-        mt.autograd.grad(y, x, mt.ones(4, 3), create_graph=True)
-    kernels = [c.kernel for c in calls]  # (each op of the formula is its own node)
-    assert f"{name}_backward" not in kernels and len(kernels) >= 2
+        (gx,) = mt.autograd.grad(y, x, mt.ones(4, 3), create_graph=True)
+    assert [c.kernel for c in calls] == [f"{name}_backward"]
+    t = getattr(torch.randn(4, 3, requires_grad=True), name)()
+    (gt,) = torch.autograd.grad(t, t.grad_fn.next_functions[0][0].variable, torch.ones(4, 3),
+                                create_graph=True)  # fmt: skip
+    assert gx.grad_fn.name() == gt.grad_fn.name()
+    np.testing.assert_array_equal(gx.detach().numpy(), x.grad.numpy())
 
 
 @pytest.mark.parametrize("exponent", [2, 3, 1, 0, -1, 0.5, 2.5, -2])
@@ -119,10 +126,10 @@ def test_power_of_a_number_has_torch_gradient(exponent, dtype):
         np.testing.assert_allclose(a[finite], b[finite], rtol=4e-7 if dtype == "float32" else 1e-15)
 
 
-def test_square_gradient_is_one_kernel_and_its_formula_with_create_graph():
-    """``grad * (2 x)`` is one ``square_backward`` kernel in a plain backward (the same
-    bits as PyTorch, checked above); with ``create_graph=True`` it is the two recorded
-    multiplications, so that it can be differentiated again."""
+def test_square_gradient_is_one_kernel_with_or_without_create_graph():
+    """``grad * (2 x)`` is one ``square_backward`` kernel (the same bits as PyTorch,
+    checked above), an op of its own (``SquareBackward``) that can be differentiated
+    again, in a plain backward and with ``create_graph=True`` alike."""
     x = mt.randn(5, 2, requires_grad=True)
     y = x**2
     with dispatch.trace() as calls:
@@ -131,7 +138,7 @@ def test_square_gradient_is_one_kernel_and_its_formula_with_create_graph():
     assert kernels == ["square_backward"]  # no pow kernel, no separate 2 * x
     with dispatch.trace() as calls:
         (gx,) = mt.autograd.grad(y, x, mt.ones(5, 2), create_graph=True)
-    assert [c.kernel for c in calls] == ["mul", "mul"] and gx.requires_grad
+    assert [c.kernel for c in calls] == ["square_backward"] and gx.requires_grad
     np.testing.assert_array_equal(gx.detach().numpy(), 2 * x.detach().numpy())
 
 
