@@ -15,16 +15,6 @@ from minitorch import dispatch, layout
 from minitorch._tensor import Size, Tensor, is_tensor
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.creation import (
-    BFloat16Tensor,
-    BoolTensor,
-    ByteTensor,
-    CharTensor,
-    DoubleTensor,
-    FloatTensor,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    ShortTensor,
     arange,
     as_tensor,
     empty,
@@ -63,6 +53,18 @@ from minitorch.dtypes import (
 )
 from minitorch.dtypes import (
     bool_ as bool,  # noqa: A004 (PyTorch's name: minitorch.bool)
+)
+from minitorch.legacy_constructors import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
 )
 from minitorch.memory_format import (
     channels_last,

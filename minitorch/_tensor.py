@@ -78,8 +78,8 @@ class Tensor:
         """PyTorch's legacy constructor: ``Tensor([[1, 2], [3, 4]])`` copies the values in
         the default dtype, ``Tensor(2, 3)`` makes that shape, ``Tensor()`` an empty
         tensor, ``Tensor(other)`` shares ``other``'s storage (``legacy_tensor`` in
-        ``creation.py`` says how each is read)."""
-        from minitorch.creation import legacy_tensor  # creation.py is built on this file
+        ``legacy_constructors.py`` says how each is read)."""
+        from minitorch.legacy_constructors import legacy_tensor  # built on this file
 
         made = legacy_tensor(None, data_or_sizes, device)
         self._init(made._storage, made._shape, made._strides, made._offset, made.dtype, made.device)

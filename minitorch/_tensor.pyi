@@ -49,7 +49,7 @@ class Tensor:
     def __init__(self, *data_or_sizes: Any, device: Any = None) -> None:
         """PyTorch's legacy constructor: ``Tensor([[1, 2], [3, 4]])`` copies the values in the default dtype,
         ``Tensor(2, 3)`` makes that shape, ``Tensor()`` an empty tensor, ``Tensor(other)`` shares ``other``'s
-        storage (``legacy_tensor`` in ``creation.py`` says how each is read)."""
+        storage (``legacy_tensor`` in ``legacy_constructors.py`` says how each is read)."""
         ...
     @staticmethod
     def _make(

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitorch import autograd, creation
+from minitorch import autograd, creation, legacy_constructors
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import gradient_edge
 from minitorch.autograd.grad_mode import is_grad_enabled
@@ -263,7 +263,7 @@ METHODS: dict[str, Any] = {
     # new tensors like this one
     "new_zeros": creation.new_zeros, "new_ones": creation.new_ones,
     "new_full": creation.new_full, "new_empty": creation.new_empty,
-    "new_tensor": creation.new_tensor, "new": creation.new,
+    "new_tensor": creation.new_tensor, "new": legacy_constructors.new,
     # the storage under the tensor
     "untyped_storage": storage.untyped_storage, "storage": storage.storage,
     "data_ptr": storage.data_ptr,
