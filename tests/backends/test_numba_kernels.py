@@ -517,8 +517,9 @@ tuned.matmul(Strided(np.zeros(4), (1, 2, 2), (4, 2, 1), 0),  # tiled
 tuned.matmul(Strided(np.zeros(4), (1, 2, 2), (4, 2, 1), 0),  # columns
              Strided(np.arange(6.0), (1, 2, 3), (6, 3, 1), 0),
              Strided(np.arange(6.0), (1, 3, 2), (6, 2, 1), 0))
-kernels = [tuned._MAP_KERNELS["neg"][0], tuned._ZIP_KERNELS["add"][0],
-           tuned._REDUCE_KERNELS["sum"][0], tuned.MATMUL_KERNELS[0], tuned.COLUMNS_MATMUL_KERNEL]
+from minitorch.backends.numba.elementwise_kernels import TILES  # a (1, 2)-strided 2-D operand
+kernels = [tuned.MAP_KERNELS["neg"][TILES][0], tuned.ZIP_KERNELS["add"][TILES][0],
+           tuned.REDUCE_KERNELS["sum"][False][0], tuned.MATMUL_KERNELS[0], tuned.COLUMNS_MATMUL_KERNEL]
 print(sum(sum(k.stats.cache_hits.values()) for k in kernels),
       sum(sum(k.stats.cache_misses.values()) for k in kernels))
 """

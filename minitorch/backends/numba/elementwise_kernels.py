@@ -10,8 +10,10 @@ step. A contiguous tensor becomes one dimension; a transposed matrix stays two. 
 * ``strides`` -- int64 array ``[operands, rank]``: row 0 is ``out``, then the inputs;
 * one storage offset per operand, the element count ``total`` and ``chunks``.
 
-Each op has two kernels compiled from one loop: a serial one for small tensors (starting
-threads costs more than a small loop), and a parallel one that cuts the elements (in
+Each op has kernels compiled from one loop, per *layout class* (below: which way a row
+is walked, known from the merged layout before the call, so each kernel compiles the
+loop of its class only): a serial one for small tensors (starting threads costs more
+than a small loop), and a parallel one that cuts the elements (in
 row-major order) into ``chunks`` pieces, one per thread, with ``prange``. Each piece is
 walked *row by row* (a row: the innermost dimension): the full index math is done once
 per piece, each row is a plain loop with a running position, and moving to the next row
@@ -46,6 +48,50 @@ from numba import njit, prange
 from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, code_version
 
 TILE = 32  # a transposed 2-D operand is walked in TILE x TILE blocks
+
+# Layout classes. One loop over a whole layout has several ways to walk a row; which one
+# depends on the merged layout alone, so the caller knows it before the call. A kernel is
+# compiled for one class (a constant of its closure: Numba removes the other branches
+# before it compiles), so an op compiles the loop of the layouts a program gives it, not
+# every loop: a fresh cache pays for far less code (``benchmarks/first_run.py``).
+CONTIGUOUS_ROWS = 0  # rows walked by every operand in steps of 1
+B_REPEATED = 1  # zip: out and a in steps of 1, b one value per row (``x * 0.5``)
+A_REPEATED = 2  # zip: out and b in steps of 1, a one value per row (``w * x``)
+STRIDED_ROWS = 3  # any other steps
+SHORT_ROWS = 4  # zip, 2-D: rows contiguous in out, steps 1 or 0 in a and b (``x + bias``)
+TILES = 5  # 2-D, some row not contiguous (``a.T + b``): TILE x TILE blocks
+
+
+def map_layout_class(merged_shape, merged_strides) -> int:
+    """The layout class of a merged ``map`` layout (``shape``, ``strides`` [2, rank])."""
+    steps = merged_strides[:, -1]
+    if (steps == 1).all():
+        return CONTIGUOUS_ROWS
+    return TILES if len(merged_shape) == 2 else STRIDED_ROWS
+
+
+def zip_layout_class(merged_shape, merged_strides) -> int:
+    """The layout class of a merged ``zip`` layout (``shape``, ``strides`` [3, rank])."""
+    out_step, a_step, b_step = (int(step) for step in merged_strides[:, -1])
+    if len(merged_shape) == 2:
+        return SHORT_ROWS if out_step == 1 and a_step <= 1 and b_step <= 1 else TILES
+    if out_step == 1 and a_step == 1:
+        return CONTIGUOUS_ROWS if b_step == 1 else B_REPEATED if b_step == 0 else STRIDED_ROWS
+    return A_REPEATED if out_step == 1 and a_step == 0 and b_step == 1 else STRIDED_ROWS
+
+
+class LayoutKernels:
+    """The kernels of one scalar op: ``kernels[layout]`` is the ``(serial, parallel)``
+    pair for one layout class, built on first use (each compiles on its first call);
+    ``kernels.contiguous`` takes one contiguous row in every operand, and fewer arguments."""
+
+    def __init__(self, build, contiguous=None) -> None:
+        self.build, self.contiguous, self.pairs = build, contiguous, {}
+
+    def __getitem__(self, layout: int):
+        if layout not in self.pairs:
+            self.pairs[layout] = (self.build(False, layout), self.build(True, layout))
+        return self.pairs[layout]
 
 
 @njit(error_model="numpy")
@@ -108,7 +154,7 @@ def chunk_bounds(chunk, chunks, total):
 
 def make_map_kernels(f):
     """The ``map`` kernels for scalar function ``f``: ``for i: out[i] = f(a[i])``.
-    Returns ``(serial, parallel, contiguous)``; each compiles on its first call."""
+    Returns its ``LayoutKernels``: a serial and a parallel kernel per layout class."""
 
     def build_contiguous():
         version = code_version(f)  # captured, so it keys Numba's disk cache (see ``build``)
@@ -123,9 +169,11 @@ def make_map_kernels(f):
 
         return njit(**JIT_OPTIONS)(map_contiguous_kernel)
 
-    def build(parallel):
+    def build(parallel, layout):
         # Captured values key Numba's disk cache: the serial and parallel kernels differ,
-        # and so do kernels built from an edited scalar function (see ``code_version``).
+        # so do the layout classes, and so do kernels built from an edited scalar function
+        # (see ``code_version``). ``layout`` is a constant of the closure: Numba drops the
+        # branches of the other layout classes before compiling (the layout classes above).
         variant = (parallel, code_version(f))
 
         def map_kernel(out, a, shape, strides, out_offset, a_offset, total, chunks):
@@ -133,7 +181,7 @@ def make_map_kernels(f):
             inner = shape[-1]
             out_step, a_step = strides[0, -1], strides[1, -1]
             pieces = chunks if variant[0] else 1
-            if shape.size == 2 and not (out_step == 1 and a_step == 1):  # e.g. transposed
+            if layout == TILES:  # e.g. transposed: 2-D, not every row contiguous
                 for chunk in prange(pieces):  # tiles, so strided reads stay in cache
                     first, last = chunk_bounds(chunk, pieces, (shape[0] + TILE - 1) // TILE)
                     for i0 in range(first * TILE, min(last * TILE, shape[0]), TILE):
@@ -154,7 +202,7 @@ def make_map_kernels(f):
                     count = min(inner - column, end - ordinal)
                     o = starts[0] + column * out_step
                     p = starts[1] + column * a_step
-                    if out_step == 1 and a_step == 1:
+                    if layout == CONTIGUOUS_ROWS:
                         out_row, a_row = out[o : o + count], a[p : p + count]
                         for i in range(count):
                             out_row[i] = f(a_row[i])
@@ -167,12 +215,12 @@ def make_map_kernels(f):
 
         return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(map_kernel)
 
-    return build(False), build(True), build_contiguous()
+    return LayoutKernels(build, build_contiguous())
 
 
 def make_zip_kernels(f):
     """The ``zip`` kernels for scalar function ``f``: ``for i: out[i] = f(a[i], b[i])``.
-    Returns ``(serial, parallel, contiguous)``; each compiles on its first call."""
+    Returns its ``LayoutKernels``: a serial and a parallel kernel per layout class."""
 
     def build_contiguous():
         version = code_version(f)  # captured, so it keys Numba's disk cache (see ``build``)
@@ -189,9 +237,9 @@ def make_zip_kernels(f):
 
         return njit(**JIT_OPTIONS)(zip_contiguous_kernel)
 
-    def build(parallel):
-        # Captured values key Numba's disk cache: the serial and parallel kernels differ,
-        # and so do kernels built from an edited scalar function (see ``code_version``).
+    def build(parallel, layout):
+        # Captured values key Numba's disk cache (see ``make_map_kernels``); ``layout`` is
+        # a closure constant, so each kernel holds the loop of its own layout class only.
         variant = (parallel, code_version(f))
 
         def zip_kernel(out, a, b, shape, strides, out_offset, a_offset, b_offset, total, chunks):
@@ -205,8 +253,7 @@ def make_zip_kernels(f):
             inner = shape[-1]
             out_step, a_step, b_step = strides[0, -1], strides[1, -1], strides[2, -1]
             pieces = chunks if variant[0] else 1
-            contiguous_rows = out_step == 1 and a_step <= 1 and b_step <= 1  # steps 0 too
-            if shape.size == 2 and contiguous_rows:  # e.g. x + bias: short rows, no odometer
+            if layout == SHORT_ROWS:  # e.g. x + bias: 2-D, rows of steps 1 or 0, no odometer
                 for chunk in prange(pieces):
                     first, last = chunk_bounds(chunk, pieces, shape[0])
                     for i in range(first, last):
@@ -217,7 +264,7 @@ def make_zip_kernels(f):
                             x, y = a[as_index(p + j * a_step)], b[as_index(q + j * b_step)]
                             out[as_index(o + j)] = f(x, y)
                 return
-            if shape.size == 2:  # e.g. transposed inputs
+            if layout == TILES:  # e.g. transposed inputs
                 for chunk in prange(pieces):  # tiles, so strided reads stay in cache
                     first, last = chunk_bounds(chunk, pieces, (shape[0] + TILE - 1) // TILE)
                     for i0 in range(first * TILE, min(last * TILE, shape[0]), TILE):
@@ -247,16 +294,16 @@ def make_zip_kernels(f):
                     o = starts[0] + column * out_step
                     p = starts[1] + column * a_step
                     q = starts[2] + column * b_step
-                    if out_step == 1 and a_step == 1 and b_step == 1:
+                    if layout == CONTIGUOUS_ROWS:
                         out_row = out[o : o + count]
                         a_row, b_row = a[p : p + count], b[q : q + count]
                         for i in range(count):
                             out_row[i] = f(a_row[i], b_row[i])
-                    elif out_step == 1 and a_step == 1 and b_step == 0:
+                    elif layout == B_REPEATED:  # x * 0.5
                         out_row, a_row, b_value = out[o : o + count], a[p : p + count], b[q]
                         for i in range(count):
                             out_row[i] = f(a_row[i], b_value)
-                    elif out_step == 1 and a_step == 0 and b_step == 1:  # w * x, w one value
+                    elif layout == A_REPEATED:  # w * x, w one value
                         out_row, a_value, b_row = out[o : o + count], a[p], b[q : q + count]
                         for i in range(count):
                             out_row[i] = f(a_value, b_row[i])
@@ -269,7 +316,7 @@ def make_zip_kernels(f):
 
         return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(zip_kernel)
 
-    return build(False), build(True), build_contiguous()
+    return LayoutKernels(build, build_contiguous())
 
 
 @njit(error_model="numpy")
@@ -295,12 +342,26 @@ def where_range(out, cond, a, b, shape, strides, offsets, begin, end):
         next_row(index, shape, strides, starts)
 
 
-@njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
-def where_kernel(out, cond, a, b, shape, strides, offsets, total, chunks):
-    """``for i: out[i] = a[i] if cond[i] else b[i]``. Agrees with ``reference.where``."""
-    if chunks == 1:
-        where_range(out, cond, a, b, shape, strides, offsets, 0, total)
-        return
-    for chunk in prange(chunks):
-        begin, end = chunk_bounds(chunk, chunks, total)
-        where_range(out, cond, a, b, shape, strides, offsets, begin, end)
+def make_where_kernels():
+    """``(serial, parallel)``: the ``where`` kernel compiled without and with threads. A
+    kernel compiled for threads pays Numba's parallel passes when it compiles, even if it
+    is only ever called on one thread, so small programs get the serial one."""
+
+    def build(parallel):
+        variant = parallel  # captured: keys Numba's disk cache apart for the two
+
+        def where_kernel(out, cond, a, b, shape, strides, offsets, total, chunks):
+            """``for i: out[i] = a[i] if cond[i] else b[i]``. Agrees with ``reference.where``."""
+            if not variant or chunks == 1:
+                where_range(out, cond, a, b, shape, strides, offsets, 0, total)
+                return
+            for chunk in prange(chunks):
+                begin, end = chunk_bounds(chunk, chunks, total)
+                where_range(out, cond, a, b, shape, strides, offsets, begin, end)
+
+        return njit(parallel=PRANGE_ONLY if parallel else False, **JIT_OPTIONS)(where_kernel)
+
+    return build(False), build(True)
+
+
+WHERE_KERNELS = make_where_kernels()

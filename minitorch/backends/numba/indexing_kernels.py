@@ -45,15 +45,28 @@ def gather_range(out, a, index, shape, strides, offsets, dim, begin, end):
         out[o] = a[p_without_dim + index[i] * strides[1, dim]]
 
 
-@njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
-def gather_kernel(out, a, index, shape, strides, offsets, dim, total, chunks):
-    """Agrees with ``reference.gather``; parallel over the output."""
-    if chunks == 1:
-        gather_range(out, a, index, shape, strides, offsets, dim, 0, total)
-        return
-    for chunk in prange(chunks):
-        begin, end = chunk_bounds(chunk, chunks, total)
-        gather_range(out, a, index, shape, strides, offsets, dim, begin, end)
+def make_gather_kernels():
+    """``(serial, parallel)``: the gather kernel compiled without and with threads (a
+    kernel compiled for threads pays Numba's parallel passes even when run on one)."""
+
+    def build(parallel):
+        variant = parallel  # captured: keys Numba's disk cache apart for the two
+
+        def gather_kernel(out, a, index, shape, strides, offsets, dim, total, chunks):
+            """Agrees with ``reference.gather``; parallel over the output."""
+            if not variant or chunks == 1:
+                gather_range(out, a, index, shape, strides, offsets, dim, 0, total)
+                return
+            for chunk in prange(chunks):
+                begin, end = chunk_bounds(chunk, chunks, total)
+                gather_range(out, a, index, shape, strides, offsets, dim, begin, end)
+
+        return njit(parallel=PRANGE_ONLY if parallel else False, **JIT_OPTIONS)(gather_kernel)
+
+    return build(False), build(True)
+
+
+GATHER_KERNELS = make_gather_kernels()
 
 
 @njit(**JIT_OPTIONS)

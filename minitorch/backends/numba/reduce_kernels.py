@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba.elementwise_kernels import chunk_bounds, row_start
+from minitorch.backends.numba.elementwise_kernels import LayoutKernels, chunk_bounds, row_start
 from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, code_version
 
 LANES = 16  # partial results of a contiguous fold (one 512-bit vector of float32)
@@ -41,14 +41,18 @@ LANES = 16  # partial results of a contiguous fold (one 512-bit vector of float3
 
 def make_reduce_kernels(combine, identity):
     """The ``reduce`` kernels for ``combine`` (a zip scalar function) and ``identity``
-    (``None``: start from the first element, as max and min do). Returns
-    ``(serial, parallel)``; each compiles on its first call."""
+    (``None``: start from the first element, as max and min do). Returns its
+    ``LayoutKernels``: ``kernels[contiguous_run]`` is the ``(serial, parallel)`` pair for
+    a reduced dimension walked in steps of 1 (loop order A only) or not (A and B), so a
+    kernel holds the loops its layouts need; each compiles on its first call."""
     has_identity = identity is not None
     start_value = float(identity or 0)
 
-    def build(parallel):
+    def build(parallel, contiguous_run):
         # Captured values key Numba's disk cache: the serial and parallel kernels differ,
-        # and so do kernels built from an edited scalar function (see ``code_version``).
+        # so do the layout classes, and so do kernels built from an edited scalar function
+        # (see ``code_version``). ``contiguous_run`` (a_step == 1) is a constant of the
+        # closure: Numba removes the branches it rules out before compiling.
         variant = (parallel, code_version(combine))
 
         def reduce_kernel(out, a, shape, strides, out_offset, a_offset, length, a_step, total, chunks):
@@ -66,7 +70,7 @@ def make_reduce_kernels(combine, identity):
                     count = min(inner - column, end - ordinal)
                     o = row_start(row, shape, strides[0], out_offset) + column * out_inner
                     p = row_start(row, shape, strides[1], a_offset) + column * a_inner
-                    if a_step == 1 or count == 1:  # (A): one output at a time
+                    if contiguous_run or count == 1:  # (A): one output at a time
                         for j in range(count):
                             start = p + j * a_inner
                             if has_identity:
@@ -74,7 +78,7 @@ def make_reduce_kernels(combine, identity):
                             else:
                                 out[o + j * out_inner] = a[start]
                             acc = out[o + j * out_inner]  # the start value, in out's dtype
-                            if a_step == 1:
+                            if contiguous_run:
                                 run_of_a = a[start : start + length]
                                 rest = first  # where the one-by-one fold starts
                                 if has_identity and length >= 2 * LANES:
@@ -113,7 +117,7 @@ def make_reduce_kernels(combine, identity):
 
         return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(reduce_kernel)
 
-    return build(False), build(True)
+    return LayoutKernels(build)
 
 
 @njit(error_model="numpy")
@@ -136,12 +140,31 @@ def arg_reduce_range(is_max, out, a, shape, strides, out_offset, a_offset, lengt
         out[o] = best_j
 
 
-@njit(parallel=PRANGE_ONLY, **JIT_OPTIONS)
-def arg_reduce_kernel(is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, total, chunks):
-    """Agrees with ``reference.arg_reduce`` (``argmax`` when ``is_max``, else ``argmin``)."""
-    if chunks == 1:
-        arg_reduce_range(is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, 0, total)
-        return
-    for chunk in prange(chunks):
-        begin, end = chunk_bounds(chunk, chunks, total)
-        arg_reduce_range(is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, begin, end)
+def make_arg_reduce_kernels():
+    """``(serial, parallel)``: the arg_reduce kernel compiled without and with threads (a
+    kernel compiled for threads pays Numba's parallel passes even when run on one)."""
+
+    def build(parallel):
+        variant = parallel  # captured: keys Numba's disk cache apart for the two
+
+        def arg_reduce_kernel(
+            is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, total, chunks
+        ):
+            """Agrees with ``reference.arg_reduce`` (``argmax`` when ``is_max``, else ``argmin``)."""
+            if not variant or chunks == 1:
+                arg_reduce_range(
+                    is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, 0, total
+                )
+                return
+            for chunk in prange(chunks):
+                begin, end = chunk_bounds(chunk, chunks, total)
+                arg_reduce_range(
+                    is_max, out, a, shape, strides, out_offset, a_offset, length, a_step, begin, end
+                )
+
+        return njit(parallel=PRANGE_ONLY if parallel else False, **JIT_OPTIONS)(arg_reduce_kernel)
+
+    return build(False), build(True)
+
+
+ARG_REDUCE_KERNELS = make_arg_reduce_kernels()
