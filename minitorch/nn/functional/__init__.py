@@ -28,7 +28,8 @@ weights and call these).
 | ``multi_head_attention.py`` | ``multi_head_attention_forward`` (``nn.MultiheadAttention``'s computation) |
 | ``regression_loss.py`` | ``huber_loss``, ``smooth_l1_loss``, ``kl_div``, ``poisson_nll_loss``, ... |
 | ``margin_loss.py``  | ``triplet_margin_loss``, ``cosine_embedding_loss``, ...     |
-| ``loss.py``         | ``mse_loss``, ``cross_entropy``, ``nll_loss``, ``binary_cross_entropy``, ... |
+| ``loss.py``         | ``mse_loss``, ``l1_loss``, ``cross_entropy``, ``nll_loss``  |
+| ``binary_loss.py``  | ``binary_cross_entropy``, ``binary_cross_entropy_with_logits`` |
 """
 
 from minitorch.nn.functional.activation import (
@@ -74,6 +75,7 @@ from minitorch.nn.functional.adaptive_pooling import (
 )
 from minitorch.nn.functional.attention import scaled_dot_product_attention
 from minitorch.nn.functional.bilinear import bilinear
+from minitorch.nn.functional.binary_loss import binary_cross_entropy, binary_cross_entropy_with_logits
 from minitorch.nn.functional.channel_dropout import (
     alpha_dropout,
     dropout1d,
@@ -107,8 +109,6 @@ from minitorch.nn.functional.interpolate import (
 )
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
 from minitorch.nn.functional.loss import (
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
     cross_entropy,
     l1_loss,
     mse_loss,
