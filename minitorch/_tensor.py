@@ -440,7 +440,8 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
             )
-        return self._host_array().reshape(()).item()
+        cells = dispatch.to_numpy(self._storage, self.device.type)
+        return self.dtype.decode(cells[self._offset : self._offset + 1])[0].item()
 
     def __bool__(self) -> bool:
         if self.numel() != 1:

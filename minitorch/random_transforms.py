@@ -66,18 +66,32 @@ def uniform(gen: Any, count: int, dtype: str, low: float = 0.0, high: float = 1.
 
 
 def _box_muller_one_by_one(gen: Any, count: int, mean: float, std: float) -> np.ndarray:
-    """The small path: float64 Box-Muller, one value per call, the sine value cached."""
+    """The small path: float64 Box-Muller, one value per step, the sine value cached.
+
+    Each pair of uniforms ``(u1, u2)`` gives two values, ``r cos(theta)`` now and
+    ``r sin(theta)`` for the next call (the generator's cached normal)::
+
+        for i in range(count):
+            if a cached value waits: take it
+            else: draw (u1, u2); value = r cos(theta); cache r sin(theta)
+
+    Which steps draw is known in advance (every other one, from the first without a cached
+    value), so all the pairs are drawn at once: the same words, in the same order."""
     out = np.empty(count, dtype=np.float64)
-    for i in range(count):
-        if gen.next_double_normal is not None:
-            value, gen.next_double_normal = gen.next_double_normal, None
+    start = 0
+    if count and gen.next_double_normal is not None:
+        out[0], gen.next_double_normal, start = gen.next_double_normal, None, 1
+    pairs = (count - start + 1) // 2
+    uniforms = unit_uniform(gen, 2 * pairs, "float64").tolist()
+    for k in range(pairs):
+        u1, u2 = uniforms[2 * k], uniforms[2 * k + 1]
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        out[start + 2 * k] = r * math.cos(theta)
+        if start + 2 * k + 1 < count:
+            out[start + 2 * k + 1] = r * math.sin(theta)
         else:
-            u1, u2 = unit_uniform(gen, 2, "float64")
-            r = math.sqrt(-2.0 * math.log1p(-u2))
-            theta = 2.0 * math.pi * u1
             gen.next_double_normal = r * math.sin(theta)
-            value = r * math.cos(theta)
-        out[i] = value
     return _multiply_add(std, out, mean, np.float64)  # value * std + mean, one rounding
 
 
