@@ -168,7 +168,7 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
     dims = [d for d, _ in advanced]
     rest = [d for d in range(x.ndim) if d not in dims]
     sizes = [x._shape[d] for d in dims]
-    arrays = [index.detach().cpu().numpy().astype(np.int64) for _, index in advanced]
+    arrays = [np.asarray(index.detach().cpu().numpy(), dtype=np.int64) for _, index in advanced]
     try:
         index_shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
     except ValueError:
@@ -180,12 +180,18 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
     if numel(index_shape) and numel([x._shape[d] for d in rest]):  # else nothing is read
         for d, size, array in zip(dims, sizes, arrays):
             _check_in_bounds(array, d, size)
-    linear = np.zeros(index_shape, dtype=np.int64)
+    linear = None
     for size, array in zip(sizes, arrays):
-        linear = linear * size + (array % size if size else array)
-    merged = x.permute(dims + rest).reshape((numel(sizes),) + tuple(x._shape[d] for d in rest))
-    picked = merged.index_select(0, as_index_tensor(linear.reshape(-1), x))
-    result = picked.reshape(index_shape + tuple(x._shape[d] for d in rest))
+        wrapped = array % size if size else array  # negative indices count from the end
+        linear = wrapped if linear is None else linear * size + wrapped
+    linear = np.broadcast_to(linear, index_shape).reshape(-1)
+    order = dims + rest  # (a permutation or reshape that changes nothing is skipped)
+    merged = x.permute(order) if order != list(range(x.ndim)) else x
+    merged_shape = (numel(sizes),) + tuple(x._shape[d] for d in rest)
+    merged = merged.reshape(merged_shape) if merged_shape != merged._shape else merged
+    picked = merged.index_select(0, as_index_tensor(linear, x))
+    result_shape = index_shape + tuple(x._shape[d] for d in rest)
+    result = picked.reshape(result_shape) if result_shape != picked._shape else picked
     adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
     if adjacent and dims[0] > 0:
         n_index, first = len(index_shape), dims[0]

@@ -39,10 +39,31 @@ def positions(ordinal, shape, strides, offsets, dim):
 
 @njit(error_model="numpy")
 def gather_range(out, a, index, shape, strides, offsets, dim, begin, end):
-    """Elements ``begin .. end-1`` of ``out`` (operands: out, a, index)."""
-    for ordinal in range(begin, end):
-        o, p_without_dim, i = positions(ordinal, shape, strides, offsets, dim)
-        out[o] = a[p_without_dim + index[i] * strides[1, dim]]
+    """Elements ``begin .. end-1`` of ``out`` (operands: out, a, index), a row of the last
+    dimension at a time: ``positions`` once where a row starts, then one stride step per
+    element (along ``dim`` itself ``a``'s position comes from the index alone)::
+
+        while ordinal < end:
+            o, p, i = positions(ordinal)
+            for each element left in this row (and before end):
+                out[o] = a[p + index[i] * strides[1, dim]]
+                o, p, i += the last dimension's strides (p: 0 when dim is the last)
+    """
+    last = shape.size - 1
+    row = shape[last]
+    step_out, step_index = strides[0, last], strides[2, last]
+    step_a = strides[1, last] if last != dim else 0
+    along = strides[1, dim]
+    ordinal = begin
+    while ordinal < end:
+        o, p, i = positions(ordinal, shape, strides, offsets, dim)
+        stop = min(end, ordinal + row - ordinal % row)
+        for _ in range(stop - ordinal):
+            out[o] = a[p + index[i] * along]
+            o += step_out
+            p += step_a
+            i += step_index
+        ordinal = stop
 
 
 def make_gather_kernels():
