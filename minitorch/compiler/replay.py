@@ -42,6 +42,7 @@ from minitorch.compiler.capture import ValuesChanged
 from minitorch.compiler.graph import Buffer, Graph, Node, Operand, OutputSpec, operands_in
 from minitorch.compiler.workspace import Workspace, Workspaces
 from minitorch.layout import contiguous_strides, numel
+from minitorch.storage_tensor import tensor_over_storage
 
 Strided = dispatch.Strided  # what a kernel sees of a tensor (minitorch/backends/__init__.py)
 
@@ -207,7 +208,8 @@ def returned(spec: OutputSpec, graph: Graph, storages: dict[int, Any], inputs: l
     source = strided(o, graph, storages, inputs)
     base = held_by_caller(graph.buffers[o.buffer], inputs)
     if base is not None:
-        return Tensor._make(source.storage, o.shape, o.strides, source.offset, spec.dtype, spec.device, base)
+        return tensor_over_storage(source.storage, o.shape, o.strides, source.offset, spec.dtype, spec.device,
+                                   base)  # fmt: skip
     return copy_out(spec, source)
 
 
@@ -232,7 +234,7 @@ def copy_out(spec: OutputSpec, source: Strided) -> Tensor:
     storage = dispatch.empty(numel(shape), source.storage.dtype, device_type)
     out = Strided(storage, shape, contiguous_strides(shape), 0)
     dispatch.kernel_function("map", device_type)("copy", out, source)
-    return Tensor._make(storage, shape, out.strides, 0, spec.dtype, spec.device)
+    return tensor_over_storage(storage, shape, out.strides, 0, spec.dtype, spec.device)
 
 
 # ----------------------------------------------------------------------------------------
@@ -310,7 +312,8 @@ class Program:
         def make(spec: OutputSpec) -> Tensor:
             o = spec.operand
             if o.buffer in self.fresh:
-                return Tensor._make(storages[o.buffer], o.shape, o.strides, o.offset, spec.dtype, spec.device)
+                return tensor_over_storage(storages[o.buffer], o.shape, o.strides, o.offset, spec.dtype,
+                                           spec.device)  # fmt: skip
             return returned(spec, graph, storages, inputs)
 
         return outputs(graph.outputs, make)

@@ -63,7 +63,7 @@ class Workspaces:
     workspace; ``on_cuda``: the graph queues work on CUDA streams."""
 
     def __init__(self, make: Any, on_cuda: bool) -> None:
-        self._make = make
+        self._new_workspace = make
         self._on_cuda = on_cuda
         self._lock = threading.Lock()
         self._free: list[Workspace] = [make()]  # the first one is made with the program
@@ -74,7 +74,7 @@ class Workspaces:
         with self._lock:
             chosen = self._choose(stream)
             if chosen is None:
-                chosen = self._make()
+                chosen = self._new_workspace()
                 self.count += 1
             else:
                 self._free.remove(chosen)

@@ -29,6 +29,7 @@ from minitorch._tensor import Tensor
 from minitorch.device import device as Device
 from minitorch.dtypes import as_dtype
 from minitorch.nn.module import Parameter
+from minitorch.storage_tensor import tensor_over_storage
 
 
 def reduce_tensor(tensor: Tensor) -> tuple:
@@ -75,7 +76,7 @@ def rebuild_tensor(
             "environment is inherited), or send tensor.cpu()"
         )
     storage = shared_storage.attach(*segment)
-    tensor = Tensor._make(storage, shape, strides, offset, as_dtype(dtype_name), device)
+    tensor = tensor_over_storage(storage, shape, strides, offset, as_dtype(dtype_name), device)
     if kind is Parameter:
         return Parameter(tensor, requires_grad)
     tensor.requires_grad = requires_grad

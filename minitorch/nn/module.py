@@ -55,9 +55,7 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor, but got {type(data).__name__}")
-        self._init(data._storage, data._shape, data._strides, data._offset, data.dtype,
-                   data.device)  # fmt: skip
-        self._version_counter = data._version_counter
+        super().__init__(data)  # the legacy ``Tensor(t)``: t's storage, layout and version counter
         self.requires_grad = requires_grad
 
     def __repr__(self) -> str:

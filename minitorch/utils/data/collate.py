@@ -37,6 +37,7 @@ from minitorch.device import device
 from minitorch.dtypes import dtype
 from minitorch.layout import contiguous_strides
 from minitorch.ops.shape import stack
+from minitorch.storage_tensor import tensor_over_storage
 from minitorch.utils.data.worker_info import get_worker_info
 
 
@@ -97,7 +98,7 @@ def new_batch_tensor(shape: tuple[int, ...], kind: dtype) -> Tensor:
     if get_worker_info() is None:
         return creation.empty(shape, dtype=kind)
     storage = shared_storage.empty(kind.numpy, math.prod(shape), np.ndarray)
-    return Tensor._make(storage, shape, contiguous_strides(shape), 0, kind, device("cpu"))
+    return tensor_over_storage(storage, shape, contiguous_strides(shape), 0, kind, device("cpu"))
 
 
 def default_convert(sample: Any) -> Any:
