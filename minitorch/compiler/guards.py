@@ -64,7 +64,7 @@ def flatten_arguments(fn: Any, args: tuple, kwargs: dict) -> tuple[list[tuple[st
 
 def signature(fn: Any) -> inspect.Signature:
     """``inspect.signature(fn)``, worked out once per function: it reads the code object
-    and costs about 50 microseconds, a tenth of a small captured training step."""
+    and walks its parameters, work that would otherwise repeat on every replay."""
     try:
         return _cached_signature(fn)
     except TypeError:  # an unhashable callable (a bound method of an unhashable object)

@@ -277,7 +277,7 @@ class Program:
         return Workspace(storages, steps)
 
     def __call__(self, inputs: list[Tensor]) -> Any:
-        for buffer, low, high in self.extents:  # (check_inputs, inlined)
+        for buffer, low, high in self.extents:  # check_inputs, on the extents kept once
             arg = inputs[buffer.input_index]
             shift = arg._offset - buffer.input_offset
             if low + shift < 0 or high + shift >= len(arg._storage):

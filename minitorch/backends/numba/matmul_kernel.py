@@ -104,9 +104,9 @@ def row_block(out, a_rows, b_cols, out_strides, out_offset, z, first_row, rows, 
 @njit(error_model="numpy")
 def store_row(out, at, step, count, sums):
     """``out[at + c*step] = sums[c]`` for the first ``count`` (1 to 4) of the four sums of
-    a tile row. Written out, not a loop over the tuple: indexing a tuple by a loop counter
-    is a branch per element, and with one position per row instead of one per element
-    this store took the small products' time from 16 to 12 us at (500, 2) @ (2, 8)."""
+    a tile row. One statement per sum, not a loop over the tuple: indexing a tuple by a
+    loop counter is a branch per element, and the store needs one position per row
+    instead of one per element."""
     s0, s1, s2, s3 = sums
     out[at] = s0
     if count > 1:
@@ -120,7 +120,7 @@ def store_row(out, at, step, count, sums):
 def make_matmul_kernel(parallel: bool):
     """The matmul kernel, serial or parallel. Two compilations, not one kernel with a
     serial branch: a kernel compiled for threads starts them on every call, even on its
-    serial branch (a serial (2000, 3) @ (3, 1) took 102 us with 2 threads, 74 us with 1)."""
+    serial branch, which a small product cannot afford (docs/backend-guide.md)."""
     variant = parallel  # captured: keys Numba's disk cache, so the two variants differ
 
     def matmul_kernel(out, a, b, shape, strides, offsets, chunks):

@@ -15,12 +15,13 @@ calls, compiled and inlined)::
                                                      buffers[t][i], *scalars[t])
 
 **How a list of tensors reaches compiled code.** Numba passes a *tuple* of arrays of one
-type cheaply (about 0.2 us per array), and ``params[t]`` may index it at run time. A
-tuple's length is part of its type, though, so every new length would compile the kernel
-again (64 arrays took 13 s, 256 took 150 s). So the storages go in tuples of exactly
+type cheaply, and ``params[t]`` may index it at run time. A tuple's length is part of
+its type, though, so every new length would compile the kernel again, and compiling
+for long tuples takes minutes. So the storages go in tuples of exactly
 ``TENSORS_PER_CALL``, padded with empty arrays: one compilation per rule and dtype, one
 call for a model of up to 8 parameters, one more per further 8. (Python lists of arrays
-cost 200 us to pass; Numba's typed lists 45 us to build.)
+are checked element by element on every call, and Numba's typed lists are built anew:
+docs/backend-guide.md compares the three.)
 
 The layouts arrive as int64 arrays, one row per tensor, merged per tensor like the
 elementwise kernels' (``layout.merge_dims``) and padded to one rank: ``shapes`` ``[T,

@@ -26,8 +26,7 @@ its strides, whatever its layout: 16 numbers per pass, kept in registers. What l
 such a loop is memory traffic, not arithmetic: each step of it loads a piece of four rows
 of ``b`` and of four rows of ``out`` and stores the four ``out`` pieces, 12 memory
 operations for 16 multiply-adds. One output row at a time it was 6 for 4 (and one row
-of ``b`` per pass, 3 for 1): a 64x64 @ 64x128 product took 39 us with one row of ``b``
-per pass, 24 us with four, and takes 14 us with blocks of four rows.
+of ``b`` per pass, 3 for 1). docs/backend-guide.md gives the times of the three.
 
 **Columns.** The same sum read the other way: column ``j`` of ``out`` is a weighted sum
 of the *columns* of ``a``, with the weights in column ``j`` of ``b``::
@@ -38,10 +37,9 @@ of the *columns* of ``a``, with the weights in column ``j`` of ``b``::
             out[z, :, j] += b[z, p, j] * a[z, :, p]
 
 With one column and three terms that is three passes down a long column, each a
-multiply-add per element with nothing to set up: ``(2000, 3) @ (3, 1)`` takes 17 us in
-the tiled kernel, which packs both operands and fills 4x4 tiles of which one column is
-used, and 6 us here. With many terms or columns the passes re-read ``out`` too often and
-the tiled kernel wins again.
+multiply-add per element with nothing to set up, where the tiled kernel packs both
+operands and fills 4x4 tiles of which one column is used. With many terms or columns the
+passes re-read ``out`` too often and the tiled kernel wins again.
 
 The tiled kernel (``matmul_kernel.py``) first packs both operands and sums along ``k``
 in 4x4 tiles; for small products that set-up, and adding up each tile's vector lanes at
