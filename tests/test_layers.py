@@ -121,7 +121,6 @@ STILL_TOO_LONG: set[str] = {
     "minitorch/ops/shape.py",
     "minitorch/ops/unary.py",
     "minitorch/widgets/playground/widget.py",
-    "minitorch/widgets/stride_state.py",
 }
 
 MAX_LINES = 400

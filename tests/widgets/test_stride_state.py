@@ -11,12 +11,8 @@ from hypothesis import strategies as st
 import minitorch
 from minitorch.widgets import broadcast, strides
 from minitorch.widgets.broadcasting import broadcast_columns
-from minitorch.widgets.stride_state import (
-    ViewChain,
-    parse_index,
-    parse_ints,
-    positions_of,
-)
+from minitorch.widgets.stride_state import ViewChain, positions_of
+from minitorch.widgets.view_controls import parse_index, parse_ints
 
 
 def twin(shape: tuple[int, ...]) -> tuple[minitorch.Tensor, torch.Tensor]:
