@@ -15,6 +15,8 @@
 | ``export.py``    | "export as code": a runnable script of the current model        |
 | ``player.py``    | play / pause without blocking the notebook                      |
 | ``widget.py``    | ``Playground``, the anywidget that binds all this to the page   |
+| ``send_rate.py`` | how often the state is sent to the page while playing            |
+| ``page_actions.py`` | the page's buttons as calls of ``Playground``'s methods      |
 | ``static.py``    | the text and SVG shown where no browser runs the widget         |
 
 The front end is ``widgets/playground.js`` and ``widgets/playground.css``.

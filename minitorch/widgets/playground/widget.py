@@ -20,17 +20,11 @@ How the two sides talk (anywidget syncs traits between Python and the page):
 | feature_planes | Python → page | each input feature's heatmap, sent once (``render.py``)      |
 
 Buttons (play, step, edit a weight, add a point...) arrive as messages
-``{"action": ...}`` handled by ``_on_message``. Nothing here raises into the notebook: a
+``{"action": ...}`` (``page_actions.py``). Nothing here raises into the notebook: a
 bad setting or a failing action shows its message in the widget (``pg.message``).
 
-Training and drawing run at their own rates. While playing, Python trains epoch after
-epoch and sends the state at most ``MAX_SYNCS_PER_SECOND`` times a second (fewer when a
-send is slow: sending never takes more than ``1 / SYNC_SHARE`` of the time), computing
-the heatmaps only for the states it sends; the page draws the latest state it has
-received once per animation frame. So when epochs run faster than frames, the epochs in
-between are trained but not drawn, and the meter ("epochs per second", ``meter.py``)
-counts every epoch trained over the last two seconds, starting again whenever play
-starts or the network is built anew.
+Training and drawing run at their own rates: how often the state is sent while
+playing is ``send_rate.py``'s to decide.
 """
 
 from __future__ import annotations
@@ -51,6 +45,7 @@ from minitorch.widgets.playground.export import export_code
 from minitorch.widgets.playground.features import FEATURES
 from minitorch.widgets.playground.history import Epoch, History
 from minitorch.widgets.playground.meter import EpochMeter
+from minitorch.widgets.playground.page_actions import ACTIONS
 from minitorch.widgets.playground.player import Player
 from minitorch.widgets.playground.render import (
     Renderer,
@@ -59,12 +54,10 @@ from minitorch.widgets.playground.render import (
     points_view,
     status_view,
 )
+from minitorch.widgets.playground.send_rate import SendRate
 from minitorch.widgets.playground.static import boundary_svg, playground_svg, summary_text
 from minitorch.widgets.playground.trainer import Trainer
 
-MAX_SYNCS_PER_SECOND = 15
-SYNC_SHARE = 8  # sending the state takes at most 1/8 of the time: training keeps the rest
-BYTES_PER_SECOND = 4_000_000  # big networks send fewer frames per second
 SETTING_NAMES = [f.name for f in fields(settings.PlaygroundConfig)]
 
 
@@ -93,8 +86,7 @@ class Playground(MinitorchWidget):
         self._lock = threading.RLock()
         self._renderer = Renderer()
         self._player = Player(self._play_frame, self._after_play)
-        self._last_sync = 0.0
-        self._sync_interval = 1 / MAX_SYNCS_PER_SECOND
+        self._send_rate = SendRate()
         self._meter = EpochMeter()  # epochs per second while playing
         self._notice = ""  # a message about the last action (not a setting problem)
         start, custom, problems = settings.from_arguments(config, changes)
@@ -324,22 +316,8 @@ class Playground(MinitorchWidget):
     # ----- messages from the page --------------------------------------------------------
 
     def _on_message(self, widget: Any, content: dict, buffers: Any) -> None:
-        actions = {
-            "play": lambda: self.play(),
-            "pause": lambda: self.pause(),
-            "step": lambda: self.step(1),
-            "reset": lambda: self.reset(),
-            "regenerate": lambda: self.regenerate(),
-            "set_weight": lambda: self.set_weight(content["layer"], content["neuron"],
-                                                  content["source"], content["value"]),
-            "set_bias": lambda: self.set_bias(content["layer"], content["neuron"], content["value"]),
-            "add_point": lambda: self.add_point(content["x1"], content["x2"], content["label"]),
-            "export": lambda: self.export_code(),
-            "restore": lambda: self.restore(content["index"]),
-            "load_string": lambda: self._load_string(content["text"]),
-        }  # fmt: skip
         try:
-            actions[content["action"]]()
+            ACTIONS[content["action"]](self, content)  # page_actions.py
         except Exception as error:  # never into the notebook: show it
             self._notice = f"{content.get('action', 'that action')} failed: {error!r}"
             self._sync(force=True)
@@ -374,10 +352,10 @@ class Playground(MinitorchWidget):
     # ----- sending to the page -----------------------------------------------------------
 
     def _sync(self, force: bool = False, with_points: bool = False) -> None:
-        """Send the current state to the page (at most every ``_sync_interval`` unless
-        ``force``). Heatmaps are computed here, only for frames actually sent."""
+        """Send the current state to the page (when ``SendRate`` says a send is due,
+        or ``force``). Heatmaps are computed here, only for frames actually sent."""
         now = time.perf_counter()
-        if not force and now - self._last_sync < self._sync_interval:
+        if not force and not self._send_rate.due(now):
             return
         with self._lock:
             trainer = self.trainer
@@ -403,12 +381,7 @@ class Playground(MinitorchWidget):
                     self._meter.rate() if self._player.running else None,
                 )
                 self.error = self.message
-        finished = time.perf_counter()
-        # Throttle: at most MAX_SYNCS_PER_SECOND, fewer for big frames, and never more
-        # than 1 / SYNC_SHARE of the time spent sending: training keeps the rest.
-        self._sync_interval = max(1 / MAX_SYNCS_PER_SECOND, len(planes) / BYTES_PER_SECOND,
-                                  SYNC_SHARE * (finished - now))  # fmt: skip
-        self._last_sync = finished
+        self._send_rate.sent(now, time.perf_counter(), len(planes))
 
 
 def _setting_property(name: str) -> property:
