@@ -162,8 +162,8 @@ class Tensor:
             t._storage.fill(value)
             return t
         count = checked_numel(shape, dtype.itemsize)
-        with allocating(shape, dtype.itemsize):
-            host = dtype.encode(np.full(count, value, dtype=dtype.host_numpy))
+        with allocating(shape, 8):  # the value's own NumPy type first, then cast as PyTorch
+            host = dtype.encode(np.full(count, value))
         storage = dispatch.from_numpy(host, device.type)
         return Tensor._make(storage, shape, contiguous_strides(shape), 0, dtype, device)
 

@@ -155,6 +155,9 @@ def _sizes(size: tuple) -> tuple[int, ...]:
     host array is built from 8-byte numbers, so its bytes must fit too)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
+    if all(type(s) is int and 0 <= s <= INT64_MAX for s in size):  # plain ints: nothing to convert
+        checked_numel(size, itemsize=8)
+        return tuple(size)
     for s in size:
         if isinstance(s, bool) or not hasattr(type(s), "__index__"):  # np.int64(3) is fine
             raise TypeError(f"size must be a sequence of ints, but got {s!r}")
@@ -172,10 +175,9 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value)."""
     dtype = _infer_dtype(np.array(fill_value)) if dtype is None else as_dtype(dtype)
     check_scalar_fits(fill_value, dtype)
-    sizes = _sizes((size,))
-    with allocating(sizes, 8):  # the host array holds 8-byte numbers until _finish casts
-        values = np.full(sizes, fill_value)
-    return _finish(values, dtype, device, requires_grad)
+    dev = as_device(device) if device is not None else get_default_device()
+    t = Tensor._full(_sizes((size,)), fill_value, dtype, dev)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
