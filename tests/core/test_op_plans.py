@@ -23,6 +23,7 @@ import torch
 import minitorch as mt
 from minitorch import dispatch
 from minitorch.backends.numba import parallel_policy
+from minitorch.dispatch import plans as dispatch_plan_cache
 from minitorch.ops import lean_lane
 
 from .test_lean_lane import as_tensors, check_like_torch
@@ -53,7 +54,8 @@ def lane_plans(monkeypatch):
 @pytest.fixture
 def dispatch_plans(monkeypatch):
     plans = CountingPlans()
-    monkeypatch.setattr(dispatch, "_plans", plans)
+    monkeypatch.setattr(dispatch, "plan_cache", plans)  # where the primitives look
+    monkeypatch.setattr(dispatch_plan_cache, "cache", plans)  # where new plans are kept
     return plans
 
 
@@ -425,13 +427,15 @@ def test_a_plan_follows_the_serial_or_parallel_choice_of_each_call(backend):
 
 def test_the_plan_caches_stay_bounded(monkeypatch):
     monkeypatch.setattr(lean_lane, "PLAN_CACHE_SIZE", 8)
-    monkeypatch.setattr(dispatch, "PLAN_CACHE_SIZE", 8)
+    monkeypatch.setattr(dispatch_plan_cache, "PLAN_CACHE_SIZE", 8)
     monkeypatch.setattr(lean_lane, "_plans", {})
-    monkeypatch.setattr(dispatch, "_plans", {})
+    bounded: dict = {}
+    monkeypatch.setattr(dispatch, "plan_cache", bounded)
+    monkeypatch.setattr(dispatch_plan_cache, "cache", bounded)
     for n in range(1, 30):
         a, ta = mt.arange(float(n)), torch.arange(float(n))  # float32: exp(10 * 10) is inf
         np.testing.assert_allclose((a * a).exp().numpy(), (ta * ta).exp().numpy(), rtol=1e-6)
-        assert len(lean_lane._plans) <= 8 and len(dispatch._plans) <= 8
+        assert len(lean_lane._plans) <= 8 and len(bounded) <= 8
 
 
 # ----- errors stay PyTorch's -------------------------------------------------------------
