@@ -1,4 +1,4 @@
-"""``Module`` and ``Parameter``: how a network keeps track of its weights.
+"""``Module``: how a network keeps track of its weights.
 
 A module is an object whose attributes are its pieces. Assigning an attribute *registers*
 it, by its type:
@@ -29,64 +29,17 @@ them), ``train()``/``eval()``, ``to(device)``, and the printed summary::
 
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from minitorch._tensor import Size, Tensor
+from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.creation import empty
 from minitorch.dtypes import dtype as DType
 from minitorch.dtypes import float32, float64
+from minitorch.nn.parameter import Buffer, Parameter
+from minitorch.nn.state_dict import IncompatibleKeys, load_state_dict
 from minitorch.ops.convert import to as tensor_to
-
-
-class Parameter(Tensor):
-    """A tensor that is a module's weight: a leaf that requires grad by default, and that
-    a ``Module`` registers when it is assigned as an attribute.
-
-    ``Parameter(t)`` shares ``t``'s storage (no copy), like PyTorch.
-    """
-
-    __slots__ = ()
-
-    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
-        if data is None:
-            data = empty(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter expects a Tensor, but got {type(data).__name__}")
-        super().__init__(data)  # the legacy ``Tensor(t)``: t's storage, layout and version counter
-        self.requires_grad = requires_grad
-
-    def __repr__(self) -> str:
-        return "Parameter containing:\n" + super().__repr__()
-
-    def __deepcopy__(self, memo: dict) -> Parameter:
-        copied = Parameter(self.detach().clone(), self.requires_grad)
-        memo[id(self)] = copied
-        return copied
-
-
-class Buffer:
-    """Marks a tensor as a buffer when assigned to a module (``self.x = nn.Buffer(t)``)."""
-
-    def __init__(self, data: Tensor, persistent: bool = True) -> None:
-        self.data, self.persistent = data, persistent
-
-
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-
-
-class IncompatibleKeys(_IncompatibleKeys):
-    """What ``load_state_dict(strict=False)`` returns: keys the module wanted but the state
-    dict lacked, and keys the state dict had that the module does not know."""
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 class Module:
@@ -411,71 +364,11 @@ class Module:
                                   keep_vars=keep_vars)  # fmt: skip
         return destination
 
-    def _state_entries(self) -> dict[str, tuple[Module, str, Tensor]]:
-        """``{key: (owning module, attribute name, current tensor)}`` for every entry of
-        ``state_dict()``, in its order."""
-        entries: dict[str, tuple[Module, str, Tensor]] = {}
-        for prefix, module in self.named_modules(remove_duplicate=False):
-            dotted = prefix + "." if prefix else ""
-            for name, param in module._parameters.items():
-                if param is not None:
-                    entries.setdefault(dotted + name, (module, name, param))
-            for name, buffer in module._buffers.items():
-                if buffer is not None and name not in module._non_persistent_buffers_set:
-                    entries.setdefault(dotted + name, (module, name, buffer))
-        return entries
-
     def load_state_dict(self, state_dict: Any, strict: bool = True,
                         assign: bool = False) -> IncompatibleKeys:  # fmt: skip
-        """Copy tensors from ``state_dict`` into this module's parameters and buffers.
-
-        Everything is checked *before* anything is copied, so a bad state dict leaves the
-        module untouched (PyTorch may have copied part of it by the time it raises):
-
-        * ``strict=True``: missing or unexpected keys raise, listing them all;
-          ``strict=False``: they are returned as ``(missing_keys, unexpected_keys)``;
-        * a shape that differs from the module's always raises, naming the key.
-        """
-        if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
-        entries = self._state_entries()
-        missing = [key for key in entries if key not in state_dict]
-        unexpected = [key for key in state_dict.keys() if key not in entries]
-        errors: list[str] = []
-        if strict and unexpected:
-            errors.append("Unexpected key(s) in state_dict: "
-                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")  # fmt: skip
-        if strict and missing:
-            errors.insert(0, "Missing key(s) in state_dict: "
-                          + ", ".join(f'"{k}"' for k in missing) + ". ")  # fmt: skip
-        for key, (_, _, current) in entries.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected a Tensor '
-                              f"from checkpoint but received {type(value).__name__}")  # fmt: skip
-            elif tuple(value.shape) != tuple(current.shape):
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape "
-                    f"{_size(value.shape)} from checkpoint, the shape in current model is "
-                    f"{_size(current.shape)}."
-                )
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(errors))  # fmt: skip
-        with no_grad():
-            for key, (module, name, current) in entries.items():
-                if key not in state_dict:
-                    continue
-                value = state_dict[key]
-                if assign:
-                    if isinstance(current, Parameter):
-                        value = Parameter(value.detach(), current.requires_grad)
-                    setattr(module, name, value)
-                else:
-                    current.copy_(value.detach())
-        return IncompatibleKeys(missing, unexpected)
+        """Copy tensors from ``state_dict`` into this module's parameters and buffers,
+        after checking all of it (``minitorch/nn/state_dict.py`` says how)."""
+        return load_state_dict(self, state_dict, strict, assign)
 
     # ----- printing -------------------------------------------------------------------
 
@@ -492,10 +385,6 @@ class Module:
         if not self._modules and len(lines) <= 1:
             return f"{type(self).__name__}({extra})"
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
-
-
-def _size(shape: Any) -> str:
-    return repr(Size(tuple(shape)))
 
 
 def _is_dtype(value: Any) -> bool:
