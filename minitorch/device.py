@@ -1,7 +1,7 @@
 """Devices: where a tensor's storage lives, ``"cpu"`` or ``"cuda"``.
 
 A device is just a name. Which *kernels* run on it is decided by dispatch
-(``minitorch/dispatch.py``); whether CUDA is usable (a real GPU, or our CPU emulator of
+(``minitorch/dispatch/registry.py``); whether CUDA is usable (a real GPU, or our CPU emulator of
 the CUDA kernels) is decided by ``minitorch.cuda``.
 
     >>> device("cuda")

@@ -8,7 +8,7 @@
         loss.backward()
     print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=10))
 
-The profiler is a reader of the dispatch trace (``minitorch/dispatch.py``), the same
+The profiler is a reader of the dispatch trace (``minitorch/dispatch/tracing.py``), the same
 records the dispatch viewer draws: every kernel call, timed, with the stack of ops that
 were running when it was launched (``Function.apply`` pushes one entry per call, forward
 and backward). From those records:

@@ -1,6 +1,6 @@
 """Kernel backends. Each backend is one module (or package) that implements the same few primitives.
 
-The contract (what ``minitorch/dispatch.py`` calls; the reference backend is the spec):
+The contract (what ``minitorch/dispatch/`` calls; the reference backend is the spec):
 
 A kernel never sees a Tensor. It sees ``Strided`` operands: ``(storage, shape, strides,
 offset)``, where ``storage`` is the flat 1-D array of the operand's device (a NumPy array

@@ -9,7 +9,7 @@ student concluded that ReLU is slow. It is not: the kernel ran in microseconds, 
 compiled.
 
 So each backend adds the duration of every compilation to a per-thread clock here, and
-dispatch reads the clock before and after each call it times (``minitorch/dispatch.py``)::
+dispatch reads the clock before and after each call it times (``minitorch/dispatch/tracing.py``)::
 
     compiled_before = compile_time.seconds()
     start = time.perf_counter()

@@ -1,6 +1,6 @@
 """Capture: run a function once, eagerly, and write down every kernel call as a ``Graph``.
 
-The recorder sits where every op ends, in ``minitorch/dispatch.py``: inside
+The recorder sits where every op ends, in ``minitorch/dispatch/tracing.py``: inside
 ``dispatch.capturing(recorder)`` dispatch tells it each
 
 * kernel call (``kernel``): a new node, its tensors turned into ``Operand``s of buffers;

@@ -4,7 +4,7 @@ A define-by-run program (what eager minitorch runs) decides each op while it run
 *static* graph is the same computation written down first, as data, so that it can be
 inspected, optimised and run again without the Python that produced it (TensorFlow 1's
 graphs, ``torch.compile``'s FX graphs, tinygrad's JIT). Ours is recorded one level below
-the ops, where every op ends: the primitive kernel calls of ``minitorch/dispatch.py``.
+the ops, where every op ends: the primitive kernel calls of ``minitorch/dispatch/``.
 
 The graph has two lists a student can walk:
 

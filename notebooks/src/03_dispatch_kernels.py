@@ -108,7 +108,7 @@ print(inspect.getsource(reference.reduce))
 # %% [markdown]
 # ## The dispatcher
 #
-# Between the op and the kernel sits `minitorch/dispatch.py`, the only file that knows
+# Between the op and the kernel sits `minitorch/dispatch/`, the only package that knows
 # backends exist. For every call it:
 #
 # 1. checks that all tensors are on one device;
