@@ -24,7 +24,6 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, check_scalar_fits, from_numpy_dtype, int32, int64
 from minitorch.layout import contiguous_strides, normalize_dim
 from minitorch.ops.common import broadcast_view, cast, require_tensor
-from minitorch.ops.lean_lane import nothing_records
 
 INDEX_DTYPES = (int64, int32, bool_)
 
@@ -136,8 +135,7 @@ class ScatterAdd(Function):
         dispatch.map("copy", out, x)
         src = cast(src, x.dtype)
         if src._shape != index._shape:  # only the part of src that index covers is used
-            src = Tensor._make(src._storage, index._shape, src._strides, src._offset, src.dtype,
-                         src.device)  # fmt: skip
+            src = src._view(index._shape, src._strides, src._offset)
         return dispatch.scatter_add(out, dim, index, src)
 
     @staticmethod
@@ -154,30 +152,53 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
     return Gather.apply(x, d, index)
 
 
-def pick_per_row(x: Tensor, index: Tensor) -> Tensor:
+class PickPerRow(Function):
     """``out[i] = x[i, index[i]]``: one entry of each row of the matrix ``x``, chosen by
-    the vector ``index`` (checked by the caller), with no graph: the gather kernel at
-    once, for a forward (``nll_loss``: each sample's log-probability of its class)."""
-    out = Tensor._empty(index._shape, x.dtype, x.device)
-    dispatch.gather(_as_column(out), x, 1, _as_column(index))
-    return out
+    the vector ``index`` (checked by the caller): one gather kernel along dim 1
+    (``nll_loss``: each sample's log-probability of its class). Its gradient puts each
+    ``grad[i]`` back at ``[i, index[i]]`` of a zero matrix (``ScatterPerRow``)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, index: Tensor) -> Tensor:
+        ctx.index, ctx.shape = index, x._shape
+        out = Tensor._empty(index._shape, x.dtype, x.device)
+        dispatch.gather(_as_column(out), x, 1, _as_column(index))
+        return out
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return ScatterPerRow.apply(grad, ctx.index, ctx.shape), None
+
+
+class ScatterPerRow(Function):
+    """A new matrix of ``shape``, zero except ``out[i, index[i]] = values[i]``: one
+    scatter-add kernel into new zeros (the gradient of ``PickPerRow``). Its own gradient
+    reads the same entries back (``PickPerRow``)."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, values: Tensor, index: Tensor, shape: tuple) -> Tensor:
+        ctx.index = index
+        zeros = Tensor._full(shape, 0, values.dtype, values.device)
+        return dispatch.scatter_add(zeros, 1, _as_column(index), _as_column(values))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return PickPerRow.apply(grad, ctx.index), None, None
+
+
+def pick_per_row(x: Tensor, index: Tensor) -> Tensor:
+    """``x[i, index[i]]`` for every row ``i`` (``PickPerRow``)."""
+    return PickPerRow.apply(x, index)
 
 
 def scatter_per_row(shape: tuple[int, int], index: Tensor, values: Tensor) -> Tensor:
-    """A new matrix of ``shape``, zero except ``out[i, index[i]] = values[i]``: the
-    gradient of ``pick_per_row``. In a plain backward (nothing records) the scatter-add
-    kernel writes into the new zeros at once; otherwise it is a recorded ``ScatterAdd``."""
-    zeros = Tensor._full(shape, 0, values.dtype, values.device)
-    if nothing_records():
-        return dispatch.scatter_add(zeros, 1, _as_column(index), _as_column(values))
-    return ScatterAdd.apply(zeros, 1, index.unsqueeze(1), values.unsqueeze(1))
+    """A zero matrix of ``shape`` with ``values[i]`` at ``[i, index[i]]`` (``ScatterPerRow``)."""
+    return ScatterPerRow.apply(values, index, shape)
 
 
 def _as_column(t: Tensor) -> Tensor:
-    """The vector ``t`` as a one-column matrix, a view with no graph. It reads exactly
-    the elements ``t`` reads, so it needs no bounds check (``Tensor._view``'s)."""
-    base = t._base if t._base is not None else t
-    return Tensor._make(t._storage, t._shape + (1,), t._strides + (1,), t._offset, t.dtype, t.device, base)
+    """The vector ``t`` as a one-column matrix: a view, for the kernels (no graph)."""
+    return t._view(t._shape + (1,), t._strides + (1,), t._offset)
 
 
 def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -23,7 +23,6 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_
 from minitorch.layout import broadcast_shapes, numel
 from minitorch.ops.common import require_tensor
-from minitorch.ops.lean_lane import records_nothing
 from minitorch.ops.shape import View
 
 
@@ -44,34 +43,25 @@ class Matmul(Function):
 
 
 def product(a: Tensor, b: Tensor) -> Tensor:
-    """``a @ b`` for operands of at least 2 dimensions, without a graph: the kernel call
-    of ``Matmul.forward``, and all of ``grad @ w`` in a backward formula (``matmul``)."""
-    if len(a._shape) == 2 and len(b._shape) == 2:  # two matrices (the usual case): a batch of one
-        return multiply_matrices(Tensor._empty((a._shape[0], b._shape[1]), a.dtype, a.device), a, b)
-    batch = batch_shape(a._shape, b._shape)
+    """``a @ b`` for operands of at least 2 dimensions, as one ``matmul`` kernel call on
+    the batch ``[B, n, k] @ [B, k, m]`` the kernel takes (two matrices are a batch of
+    one); the kernel call of ``Matmul.forward`` and ``Addmm.forward``."""
     n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
+    if len(a._shape) == 2 and len(b._shape) == 2:  # two matrices (the usual case)
+        out = Tensor._empty((n, m), a.dtype, a.device)
+        dispatch.matmul(one_batch(out), one_batch(a), one_batch(b), matrices=True)
+        return out
+    batch = batch_shape(a._shape, b._shape)
     out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
     dispatch.matmul(out, as_batch(a, batch, n, k), as_batch(b, batch, k, m))
     return out._view(batch + (n, m), layout.contiguous_strides(batch + (n, m)), 0)
 
 
-def multiply_matrices(out: Tensor, a: Tensor, b: Tensor) -> Tensor:
-    """``out = a @ b`` for three matrices: one kernel call on the batch of one the kernel
-    takes. While a trace or capture records, it is given as 3-D views (``one_batch``),
-    which it shows; otherwise ``dispatch.matrix_product`` finds the same plan from the
-    matrices' layouts without making them."""
-    if dispatch.recording:
-        dispatch.matmul(one_batch(out), one_batch(a), one_batch(b), matrices=True)
-    else:
-        dispatch.matrix_product(out, a, b)
-    return out
-
-
 def one_batch(t: Tensor) -> Tensor:
-    """The matrix ``t`` as the batch of one ``[1, rows, cols]`` the kernel takes (the same
-    storage and layout: the batch stride is never stepped along)."""
+    """The matrix ``t`` as the batch of one ``[1, rows, cols]`` the kernel takes: a view
+    over the same elements (the batch stride is never stepped along)."""
     rows, cols = t._shape
-    return Tensor._make(t._storage, (1, rows, cols), (rows * cols, *t._strides), t._offset, t.dtype, t.device)
+    return t._view((1, rows, cols), (rows * cols, *t._strides), t._offset)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -89,9 +79,9 @@ def as_batch(t: Tensor, batch: tuple, rows: int, cols: int) -> Tensor:
     shape, strides, merged = batch_layout(t._shape, t._strides, batch, flat)
     if merged is None:
         dense = Tensor._empty(shape, t.dtype, t.device)
-        dispatch.map("copy", dense, Tensor._make(t._storage, shape, strides, t._offset, t.dtype, t.device))
-        return Tensor._make(dense._storage, flat, layout.contiguous_strides(flat), 0, t.dtype, t.device)
-    return Tensor._make(t._storage, flat, merged, t._offset, t.dtype, t.device)
+        dispatch.map("copy", dense, t._view(shape, strides, t._offset))
+        return dense._view(flat, layout.contiguous_strides(flat), 0)
+    return t._view(flat, merged, t._offset)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -126,9 +116,8 @@ class Addmm(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, bias: Tensor, x: Tensor, w_t: Tensor) -> Tensor:
         ctx.save_for_backward(x, w_t)
-        out = multiply_matrices(Tensor._empty((x._shape[0], w_t._shape[1]), x.dtype, x.device), x, w_t)
-        bias_rows = Tensor._make(bias._storage, out._shape, (0, bias._strides[0]), bias._offset,
-                                 bias.dtype, bias.device)  # (the bias read for every row: stride 0)
+        out = product(x, w_t)
+        bias_rows = bias._view(out._shape, (0, bias._strides[0]), bias._offset)  # every row reads it
         return dispatch.zip("add", out, out, bias_rows)
 
     @staticmethod
@@ -223,8 +212,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return Matmul.apply(a.unsqueeze(0), b).squeeze(-2)
     if b.ndim == 1:
         return Matmul.apply(a, b.unsqueeze(1)).squeeze(-1)
-    if a.ndim == 2 and b.ndim == 2:  # (``grad @ w`` in a backward formula records nothing)
-        return product(a, b) if records_nothing(a) and records_nothing(b) else Mm.apply(a, b)
+    if a.ndim == 2 and b.ndim == 2:
+        return Mm.apply(a, b)
     if b.ndim == 2 and a.ndim > 2:  # PyTorch folds the batch into the rows: one product
         flat = Mm.apply(a.reshape(numel(a._shape[:-1]), a._shape[-1]), b)
         shape = a._shape[:-1] + (b._shape[1],)

@@ -36,7 +36,6 @@ from minitorch.memory_format import (
     preserve_format,
 )
 from minitorch.ops.common import cast, require_tensor, require_tensors
-from minitorch.ops.lean_lane import records_nothing
 
 
 def sizes_from(args: tuple) -> tuple[int, ...]:
@@ -100,7 +99,13 @@ class Permute(Function):
 
 
 class Transpose(Permute):
-    """``transpose(d0, d1)``: a ``Permute`` named ``TransposeBackward0``, as in PyTorch."""
+    """``transpose(d0, d1)``: a ``Permute`` of one swap, named ``TransposeBackward0`` as in
+    PyTorch. A swap undoes itself, so the order is its own inverse."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, dims: tuple) -> Tensor:
+        ctx.inverse = dims
+        return x._view(*layout.permute(x._shape, x._strides, x._offset, dims))
 
 
 class MatrixTranspose(Permute):
@@ -242,10 +247,7 @@ def _dense_like(x: Tensor) -> Tensor:
     for d, stride in zip(order, packed):
         strides[d] = stride
     dense = all(x._strides[d] == strides[d] for d in range(x.ndim) if x._shape[d] > 1)
-    if not dense:
-        return Tensor._empty(x._shape, x.dtype, x.device)
-    storage = dispatch.empty(x.numel(), x.dtype.numpy, x.device.type)
-    return Tensor._make(storage, x._shape, tuple(strides), 0, x.dtype, x.device)
+    return Tensor._empty(x._shape, x.dtype, x.device, tuple(strides) if dense else None)
 
 
 class Flip(Function):
@@ -259,7 +261,7 @@ class Flip(Function):
             if x._shape[d] > 0:
                 offset += (x._shape[d] - 1) * strides[d]
             strides[d] = -strides[d]
-        reversed_view = Tensor._make(x._storage, x._shape, tuple(strides), offset, x.dtype, x.device)
+        reversed_view = x._view(x._shape, tuple(strides), offset)
         out = _dense_like(x) if x.numel() > 1 else Tensor._empty(x._shape, x.dtype, x.device)
         return dispatch.map("copy", out, reversed_view)
 
@@ -357,8 +359,6 @@ def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
     a, b = layout.normalize_dim(dim0, x.ndim), layout.normalize_dim(dim1, x.ndim)
     if x.ndim == 0:
         return View.apply(x, (x._shape, x._strides, x._offset))
-    if records_nothing(x):  # (``w.mT`` in a backward formula): the view at once
-        return x._view(*layout.transpose(x._shape, x._strides, x._offset, a, b))
     order = list(range(x.ndim))
     order[a], order[b] = order[b], order[a]
     return Transpose.apply(x, tuple(order))
@@ -387,10 +387,7 @@ def squeeze(x: Tensor, dim: Any = None) -> Tensor:
 
 
 def expand(x: Tensor, *sizes: Any) -> Tensor:
-    sizes = sizes_from(sizes)
-    if records_nothing(x):  # (a reduction's or a loss's backward spreading its gradient): the view at once
-        return x._view(*layout.expand(x._shape, x._strides, x._offset, sizes))
-    return Expand.apply(x, sizes)
+    return Expand.apply(x, sizes_from(sizes))
 
 
 def expand_as(x: Tensor, other: Tensor) -> Tensor:
