@@ -165,8 +165,8 @@ UNSUPPORTED = {
             "affine_grid avg_pool3d conv3d conv_transpose3d ctc_loss fractional_max_pool2d "
             "fractional_max_pool2d_with_indices fractional_max_pool3d "
             "fractional_max_pool3d_with_indices grid_sample grouped_mm linear_cross_entropy "
-            "lp_pool3d max_pool1d_with_indices max_pool2d_with_indices max_pool3d "
-            "max_pool3d_with_indices max_unpool3d scaled_grouped_mm scaled_mm "
+            "lp_pool3d max_pool3d max_pool3d_with_indices max_unpool3d scaled_grouped_mm "
+            "scaled_mm "
         ),
         "ATen kernels torch.* exposes undocumented (their public form is nn.functional's)": "conv_tbc ",
     },

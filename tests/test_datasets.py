@@ -96,7 +96,7 @@ def test_random_split_with_fractions_matches_torch(n: int, lengths: list) -> Non
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a split of size 0 warns, on both sides
             ours, theirs = _both(
-                lambda library, data: data.random_split(
+                lambda library, data, seed=seed: data.random_split(
                     list(range(n)), lengths, generator=library.Generator().manual_seed(seed)
                 )
             )

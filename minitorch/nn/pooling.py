@@ -62,7 +62,7 @@ class AvgPool1d(AvgPool2d):
 
 
 class AdaptiveAvgPool2d(Module):
-    """Average-pool to ``output_size`` (sizes that divide the input evenly)."""
+    """Average-pool to ``output_size`` (any size: windows overlap where it does not divide the input)."""
 
     def __init__(self, output_size: Any) -> None:
         super().__init__()

@@ -1,4 +1,4 @@
-"""Adaptive average and max pooling (1-D, 2-D max, 3-D) against PyTorch: output sizes that
+"""Adaptive average and max pooling (1-D, 2-D, 3-D) against PyTorch: output sizes that
 do not divide the input (overlapping windows), None sizes, unbatched and non-contiguous
 inputs, return_indices, gradients, errors."""
 
@@ -15,6 +15,9 @@ CASES = [
     ("adaptive_avg_pool1d", (2, 3, 5), 8),
     ("adaptive_avg_pool3d", (1, 2, 5, 4, 3), (2, 3, None)),
     ("adaptive_avg_pool3d", (2, 3, 3, 4), 2),
+    ("adaptive_avg_pool2d", (2, 3, 8, 9), (5, 7)),  # sizes that do not divide: overlapping windows
+    ("adaptive_avg_pool2d", (3, 7, 6), (4, None)),
+    ("adaptive_avg_pool2d", (2, 3, 8, 6), (4, 3)),  # sizes that divide: avg_pool2d's windows
     ("adaptive_max_pool1d", (2, 3, 7), 3),
     ("adaptive_max_pool2d", (2, 3, 7, 5), (3, 2)),
     ("adaptive_max_pool2d", (3, 5, 6), 4),

@@ -21,7 +21,7 @@ weights and call these).
 | ``padding_modes.py`` | ``pad``'s reflect, replicate and circular modes             |
 | ``embedding_bag.py`` | ``embedding_bag``                                          |
 | ``interpolate.py``  | ``interpolate``, ``upsample``, ``pixel_shuffle``, ``pixel_unshuffle`` |
-| ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms)               |
+| ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms, ``ceil_mode``) |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
 | ``sample_normalization.py`` | ``group_norm``, ``instance_norm``, ``rms_norm``, ``normalize``, ... |
 | ``attention.py``    | ``scaled_dot_product_attention``                             |
@@ -134,7 +134,9 @@ from minitorch.nn.functional.pooling import (
     avg_pool1d,
     avg_pool2d,
     max_pool1d,
+    max_pool1d_with_indices,
     max_pool2d,
+    max_pool2d_with_indices,
 )
 from minitorch.nn.functional.regression_loss import (
     gaussian_nll_loss,
@@ -176,5 +178,5 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
-    "max_unpool1d", "max_unpool2d",
+    "max_unpool1d", "max_unpool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
 ]  # fmt: skip

@@ -13,16 +13,15 @@ from typing import Any
 
 from minitorch import creation, dtypes
 from minitorch._tensor import Tensor
+from minitorch.nn.functional import adaptive_pooling
 from minitorch.nn.functional.conv import _as_4d, pair, single
 from minitorch.ops import im2col
 from minitorch.ops.shape import cat
 
 
-def _pool_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool) -> tuple:
+def _pool_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any) -> tuple:
     """``(kernel, stride, padding, dilation)`` as pairs, checked with PyTorch's rules
     (``stride`` defaults to ``kernel_size``: windows side by side)."""
-    if ceil_mode:
-        raise NotImplementedError("minitorch's pooling supports ceil_mode=False only")
     kernel = pair(kernel_size, "kernel_size")
     stride = kernel if stride is None or stride == [] or stride == () else pair(stride, "stride")
     padding, dilation = pair(padding, "padding"), pair(dilation, "dilation")
@@ -58,7 +57,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """The largest value in each window (padding counts as ``-inf``)."""
     x, unbatched = _as_4d(input, "max_pool2d")
     _check_planes(x, "max_pool2d")
-    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, False)
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation)
     size = tuple(x.shape[2:])
     if ceil_mode:
         x = _extended_for_ceil_mode(x, kernel, stride, padding, dilation)
@@ -72,24 +71,40 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return out, (indices.squeeze(0) if unbatched else indices)
 
 
-def _extended_for_ceil_mode(x: Tensor, kernel: tuple, stride: tuple, padding: tuple,
-                            dilation: tuple) -> Tensor:  # fmt: skip
-    """``ceil_mode=True``: one more window where a partial one is left at the end, so
-    ``out = ceil((L + 2p - d(k-1) - 1) / s) + 1``, less one if that window would start in
-    the right padding (PyTorch's rule). The input is extended past its end with the
-    lowest value, which no window's max picks over a real element."""
-    low = float("-inf") if x.dtype.is_floating_point else dtypes.iinfo(x.dtype).min
-    for axis, (length, k, s, p, d) in enumerate(zip(x.shape[2:], kernel, stride, padding, dilation)):
+def _ceil_mode_extra(size: tuple, kernel: tuple, stride: tuple, padding: tuple,
+                     dilation: tuple) -> tuple:  # fmt: skip
+    """``ceil_mode=True``: how many positions to add past each spatial end for one more
+    window where a partial one is left, so ``out = ceil((L + 2p - d(k-1) - 1) / s) + 1``,
+    less one if that window would start in the right padding (PyTorch's rule)."""
+    extras = []
+    for length, k, s, p, d in zip(size, kernel, stride, padding, dilation):
         span = length + 2 * p - d * (k - 1) - 1
         out = -(-span // s) + 1
         if (out - 1) * s >= length + p:
             out -= 1
-        extra = (out - 1) * s + d * (k - 1) + 1 - (length + 2 * p)
-        if extra > 0:
+        extras.append(max(0, (out - 1) * s + d * (k - 1) + 1 - (length + 2 * p)))
+    return tuple(extras)
+
+
+def _padded(x: Tensor, before: tuple, after: tuple, value: float) -> Tensor:
+    """``x`` with ``before[i]``/``after[i]`` cells of ``value`` around spatial axis ``i``."""
+    for axis, (low, high) in enumerate(zip(before, after)):
+        parts = []
+        for width in (low, high):
             shape = list(x.shape)
-            shape[2 + axis] = extra
-            x = cat([x, x.new_full(tuple(shape), low)], 2 + axis)
+            shape[2 + axis] = width
+            parts.append(x.new_full(tuple(shape), value) if width else None)
+        x = cat([piece for piece in (parts[0], x, parts[1]) if piece is not None], 2 + axis)
     return x
+
+
+def _extended_for_ceil_mode(x: Tensor, kernel: tuple, stride: tuple, padding: tuple,
+                            dilation: tuple) -> Tensor:  # fmt: skip
+    """The input extended past its end for ``ceil_mode=True`` with the lowest value, which
+    no window's max picks over a real element."""
+    low = float("-inf") if x.dtype.is_floating_point else dtypes.iinfo(x.dtype).min
+    extra = _ceil_mode_extra(tuple(x.shape[2:]), kernel, stride, padding, dilation)
+    return _padded(x, (0,) * len(extra), extra, low) if any(extra) else x
 
 
 def _flat_indices(where: Tensor, shape: tuple, size: tuple, kernel: tuple, stride: tuple,
@@ -106,23 +121,38 @@ def _flat_indices(where: Tensor, shape: tuple, size: tuple, kernel: tuple, strid
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:  # fmt: skip
-    """The mean of each window (padding counts as 0; with ``count_include_pad=False`` it
-    is left out of the count)."""
+    """The mean of each window: its sum over its count, PyTorch's way.
+
+    The count is the window's cells inside the padded input (``count_include_pad=True``)
+    or inside the input itself (``False``); with ``ceil_mode=True`` the last window may
+    run past the right padding, and those cells count for nothing either way. So the
+    input is padded explicitly (zeros, and the ceil-mode cells after the padding), and a
+    plane of ones where cells count, zeros elsewhere, is pooled alike to give the counts.
+    Integer inputs divide and truncate toward zero, as PyTorch does.
+    """
     x, unbatched = _as_4d(input, "avg_pool2d")
     _check_planes(x, "avg_pool2d")
-    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, 1, ceil_mode)
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    cols, shape = _windows_per_channel(x, kernel, stride, padding, dilation, 0.0)
+    size = tuple(x.shape[2:])
+    extra = _ceil_mode_extra(size, kernel, stride, padding, dilation) if ceil_mode else (0, 0)
+    after = tuple(p + e for p, e in zip(padding, extra))
+    padded = _padded(x, padding, after, 0)
+    oh, ow = im2col.window_grid(tuple(padded.shape[2:]), kernel, dilation, (0, 0), stride)
+    n, c = x.shape[:2]
+    cols = im2col.unfold(padded.reshape(n * c, 1, *padded.shape[2:]), kernel, dilation, (0, 0), stride)
+    sums = cols.sum(1)  # [N*C, L]
+    integer = not x.dtype.is_floating_point
     if divisor_override:
-        out = cols.sum(1) / divisor_override
-    elif count_include_pad or padding == (0, 0):
-        out = cols.mean(1)
+        counts: Any = divisor_override
     else:
-        ones = creation.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype, device=x.device)
-        counts = im2col.unfold(ones, kernel, dilation, padding, stride).sum(1)  # [1, L]
-        out = cols.sum(1) / counts
-    out = out.reshape(shape)
+        ones = creation.ones((1, 1) + size, dtype=x.dtype, device=x.device)
+        mask = _padded(ones, padding, padding, 1 if count_include_pad else 0)
+        mask = _padded(mask, (0, 0), extra, 0)
+        counts = im2col.unfold(mask, kernel, dilation, (0, 0), stride).sum(1)  # [1, L]
+    out = sums.div(counts, rounding_mode="trunc") if integer else sums / counts
+    out = out.reshape(n, c, oh, ow)
     return out.squeeze(0) if unbatched else out
 
 
@@ -147,6 +177,20 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return out.squeeze(-2)
 
 
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple:  # fmt: skip
+    """``max_pool2d(..., return_indices=True)``: the values and their flat positions."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple:  # fmt: skip
+    """``max_pool1d(..., return_indices=True)``: the values and their positions."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:  # fmt: skip
     out = avg_pool2d(_as_2d_pool(input, "avg_pool1d"), (1, single(kernel_size, "kernel_size")),
@@ -156,26 +200,18 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
-    """Average pooling to a fixed output size (``None`` keeps that input size);
-    minitorch supports sizes that divide the input evenly (e.g. ``1``: global average
-    pooling)."""
+    """Average pooling to a fixed output size (``None`` keeps that input size). Where the
+    output size divides the input (``1``: global average pooling), the windows are those
+    of ``avg_pool2d`` side by side; otherwise they overlap as PyTorch's adaptive windows do
+    (``adaptive_pooling.py``)."""
     x, unbatched = _as_4d(input, "adaptive_avg_pool2d")
     h, w = x.shape[2:]
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    if len(sizes) != 2 or 0 in (h, w) or not x.dtype.is_floating_point:
+        return adaptive_pooling.adaptive_avg_pool2d_any_size(input, output_size)
     oh, ow = pair(tuple(size if size is not None else whole for size, whole in zip(sizes, (h, w))),
                   "output_size")  # fmt: skip
-    if oh < 0 or ow < 0:
-        raise RuntimeError(
-            f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
-            f"but received {{{oh}, {ow}}}"
-        )
-    if oh == 0 or ow == 0:  # no windows: an empty result that is still part of the graph
-        out = x.mean((2, 3), keepdim=True).expand(*x.shape[:2], oh, ow)
-    elif h % oh or w % ow:
-        raise NotImplementedError(
-            f"adaptive_avg_pool2d: minitorch needs the output size {(oh, ow)} to divide the "
-            f"input size {(h, w)}"
-        )
-    else:
-        out = avg_pool2d(x, (h // oh, w // ow))
+    if oh <= 0 or ow <= 0 or h % oh or w % ow:
+        return adaptive_pooling.adaptive_avg_pool2d_any_size(input, output_size)
+    out = avg_pool2d(x, (h // oh, w // ow))
     return out.squeeze(0) if unbatched else out
