@@ -362,56 +362,6 @@ def test_squares_and_cubes_multiply_bit_for_bit_as_pytorch(dtype, backend):
     np.testing.assert_array_equal(x.pow(mt.full((1000,), 3.0, dtype=x.dtype)).numpy(), (tx * tx * tx).numpy())
 
 
-@pytest.mark.parametrize("shape, dims", [((3, 4), (-2, -1)), ((2, 3, 4), (0, 2)), ((5,), (0, 0))])
-def test_a_transpose_that_records_nothing_is_a_view_at_once(shape, dims, monkeypatch):
-    """``grad @ w.mT`` in a backward formula runs with grad mode off: the transpose is
-    the view itself, without ``Function.apply``, laid out as PyTorch's and sharing storage
-    and version counter with its base; with a gradient needed, or under a trace, the
-    general path records ``TransposeBackward0`` or names the op."""
-    data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
-    sliced = mt.tensor(data)[..., ::1]  # (a view: its base is the tensor)
-    spy = ApplySpy(monkeypatch)
-    for x in (mt.tensor(data), sliced):
-        y = x.transpose(*dims)
-        expected = torch.tensor(data).transpose(*dims)
-        assert tuple(y.shape) == tuple(expected.shape) and y.stride() == expected.stride()
-        np.testing.assert_array_equal(y.numpy(), expected.numpy())
-        y.add_(1)  # a write through the view reaches the base, and bumps their version
-        assert x._version == y._version == 1 and x.numpy().sum() == data.sum() + data.size
-    w = mt.tensor(data, requires_grad=True)
-    with mt.no_grad():
-        assert w.transpose(*dims).grad_fn is None and not w.transpose(*dims).requires_grad
-    assert spy.calls == []
-    assert w.transpose(*dims).grad_fn.name() == "TransposeBackward0"
-    assert spy.calls == ["Transpose"]
-    with mt.dispatch.trace():
-        mt.tensor(data).transpose(*dims)
-    assert spy.calls == ["Transpose", "Transpose"]
-
-
-@pytest.mark.parametrize("transposed", [False, True])
-def test_a_matrix_product_that_records_nothing_runs_at_once(transposed, monkeypatch):
-    """``grad @ w`` in a backward formula (grad mode off) is the kernel call itself, with
-    PyTorch's values, shape and strides; with a gradient needed, or under a trace, the
-    general path records ``MmBackward0`` or names the op ``Mm``."""
-    rng = np.random.default_rng(7)
-    a_data, b_data = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(4, 3)).astype(np.float32)
-    a, b = mt.tensor(a_data), mt.tensor(b_data)
-    right = b.mT if transposed else mt.tensor(np.ascontiguousarray(b_data.T))
-    spy = ApplySpy(monkeypatch)
-    out = a @ right
-    check_like_torch(out, torch.tensor(a_data) @ torch.tensor(b_data).T)
-    assert out.grad_fn is None and spy.calls == []
-    w = mt.tensor(b_data, requires_grad=True)
-    with mt.no_grad():
-        assert (a @ w.mT).grad_fn is None
-    assert spy.calls == []
-    assert (a @ w.mT).grad_fn.name() == "MmBackward0" and "Mm" in spy.calls
-    with mt.dispatch.trace() as calls:
-        a @ right
-    assert [c.op for c in calls] == ["Mm"]
-
-
 @pytest.mark.parametrize("layout", ["contiguous", "transposed input", "expanded gradient"])
 def test_a_linear_layers_backward_calls_its_kernels_at_once_and_agrees_with_pytorch(layout, monkeypatch):
     """In a plain backward nothing records, so ``AddmmBackward0`` and ``TBackward0`` call
