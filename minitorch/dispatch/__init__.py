@@ -36,7 +36,7 @@ from minitorch.backends import FusedStep, Strided
 from minitorch.dispatch import tracing
 from minitorch.dispatch.plans import cache as plan_cache
 from minitorch.dispatch.plans import make as make_plan
-from minitorch.dispatch.plans import make_matrix_plan, plan
+from minitorch.dispatch.plans import plan
 from minitorch.dispatch.registry import (
     BACKENDS,
     DEFAULT_BACKEND,
@@ -76,7 +76,7 @@ __all__ = [
     "active_backends", "arg_reduce", "backend", "capturing", "capturing_now", "check_values",
     "compile_fused", "empty", "from_numpy", "gather", "get_backend", "has_primitive",
     "kernel_function", "kernels_for", "load_backend", "lu_factor", "lu_solve", "map", "matmul",
-    "matrix_product", "op_context", "optimizer_step", "plan", "record_replayed", "reduce",
+    "op_context", "optimizer_step", "plan", "record_replayed", "reduce",
     "refuse_in_capture", "scan", "scatter_add", "set_backend", "set_debug", "sort", "svd",
     "thread_state", "to_numpy", "trace", "validate", "where", "zip",
 ]  # fmt: skip
@@ -153,8 +153,9 @@ def arg_reduce(op: str, out: Any, a: Any, dim: int) -> Any:
 
 
 def matmul(out: Any, a: Any, b: Any, matrices: bool = False) -> Any:
-    """``out = a @ b`` for 3-D operands ``[B, n, k] @ [B, k, m]``; ``matrices``: they are
-    the batch of one of two matrices (``linalg.one_batch``), which a trace records."""
+    """``out = a @ b`` for 3-D operands ``[B, n, k] @ [B, k, m]``: every product's one way
+    to its kernel (two matrices come as their batch of one, ``linalg.one_batch``, and
+    ``matrices`` says so to a trace)."""
     if tracing.recording:
         return tracing.run_recorded("matmul", "matmul", out, (a, b), (out, a, b), matrices=matrices)
     device = out.device
@@ -164,22 +165,6 @@ def matmul(out: Any, a: Any, b: Any, matrices: bool = False) -> Any:
     key = ("matmul", "matmul", active_backends[device.type], out.dtype, a.dtype, out._shape, a._shape[2],
            out._strides, a._strides, b._strides)  # fmt: skip
     run = plan_cache.get(key) or make_plan(key)
-    run(out._storage, a._storage, b._storage, out._offset, a._offset, b._offset)
-    return out
-
-
-def matrix_product(out: Any, a: Any, b: Any) -> Any:
-    """``matmul`` of three matrices (2-D; the usual ``x @ w`` and its gradients): the
-    kernel's batch of one ``[1, n, k] @ [1, k, m]``, whose plan is found from the
-    matrices' own layouts, so no 3-D views of them are made (the batch stride is never
-    stepped along). Only when nothing records: a trace or capture gets the
-    3-D tensors of ``matmul`` (``ops/linalg.py`` decides)."""
-    device = out.device
-    if a.device is not device or b.device is not device:
-        _backend(out, (a, b))  # (raises for two devices)
-    key = ("matrix product", active_backends[device.type], out.dtype, a.dtype, out._shape, a._shape[1],
-           out._strides, a._strides, b._strides)  # fmt: skip
-    run = plan_cache.get(key) or make_matrix_plan(key)
     run(out._storage, a._storage, b._storage, out._offset, a._offset, b._offset)
     return out
 

@@ -114,17 +114,3 @@ def plan(primitive: str, op: str, device_type: str, out_dtype: Any, a_dtype: Any
     plans of its own (the lean lane) and runs them while nothing records."""
     key = (primitive, op, active_backends[device_type], out_dtype, a_dtype, shape, *all_strides)
     return cache.get(key) or make(key)
-
-
-def make_matrix_plan(key: tuple) -> Any:
-    """The plan of ``matrix_product``: ``matmul``'s plan for the batch of one (with the
-    batch strides ``linalg.one_batch`` gives its views), kept under the matrices' key too."""
-    _, backend_name, out_dtype, a_dtype, (rows, cols), depth, out_strides, a_strides, b_strides = key
-    batch_key = ("matmul", "matmul", backend_name, out_dtype, a_dtype, (1, rows, cols), depth,
-                 (rows * cols, *out_strides), (rows * depth, *a_strides),
-                 (depth * cols, *b_strides))  # fmt: skip
-    run = cache.get(batch_key) or make(batch_key)
-    if len(cache) >= PLAN_CACHE_SIZE:
-        cache.clear()
-    cache[key] = run
-    return run
