@@ -183,11 +183,11 @@ from minitorch.ops.solve import det  # noqa: E402
 from minitorch.ops.solve import inv as inverse  # noqa: E402
 from minitorch.ops.sort import argsort, msort, sort, topk, unique  # noqa: E402
 from minitorch.ops.svd import svd  # noqa: E402
+from minitorch.ops.trigonometric import cos, sin  # noqa: E402
 from minitorch.ops.unary import (  # noqa: E402
     abs,
     bitwise_not,
     ceil,
-    cos,
     exp,
     floor,
     isfinite,
@@ -202,7 +202,6 @@ from minitorch.ops.unary import (  # noqa: E402
     rsqrt,
     sigmoid,
     sign,
-    sin,
     sqrt,
     square,
     tanh,
@@ -405,7 +404,8 @@ from minitorch.ops.statistics import (
     std_mean,
     var_mean,
 )  # fmt: skip
-from minitorch.ops.unary import acos, arccos, arcsin, arctan, asin, atan, cosh, erf, nan_to_num, sinh
+from minitorch.ops.trigonometric import acos, arccos, arcsin, arctan, asin, atan, cosh, sinh
+from minitorch.ops.unary import erf, nan_to_num
 from minitorch.printing import set_printoptions
 from minitorch.serialization import load, save
 

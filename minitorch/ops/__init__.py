@@ -79,6 +79,7 @@ from minitorch.ops import (
     statistics,
     storage,
     svd,
+    trigonometric,
     unary,
 )
 from minitorch.ops.common import KEEPDIMS_REDUCTIONS, accepts_keepdims
@@ -182,11 +183,12 @@ def _sum_like(function: Any) -> Any:
 METHODS: dict[str, Any] = {
     # unary
     "neg": unary.neg, "abs": unary.abs, "exp": unary.exp, "log": unary.log,
-    "log1p": unary.log1p, "sqrt": unary.sqrt, "rsqrt": unary.rsqrt, "sin": unary.sin,
-    "cos": unary.cos, "tanh": unary.tanh, "sigmoid": unary.sigmoid, "relu": unary.relu,
+    "log1p": unary.log1p, "sqrt": unary.sqrt, "rsqrt": unary.rsqrt, "sin": trigonometric.sin,
+    "cos": trigonometric.cos, "tanh": unary.tanh, "sigmoid": unary.sigmoid, "relu": unary.relu,
     "erf": unary.erf,
-    "asin": unary.asin, "acos": unary.acos, "atan": unary.atan, "arcsin": unary.asin,
-    "arccos": unary.acos, "arctan": unary.atan, "sinh": unary.sinh, "cosh": unary.cosh,
+    "asin": trigonometric.asin, "acos": trigonometric.acos, "atan": trigonometric.atan,
+    "arcsin": trigonometric.asin, "arccos": trigonometric.acos, "arctan": trigonometric.atan,
+    "sinh": trigonometric.sinh, "cosh": trigonometric.cosh,
     "nan_to_num": unary.nan_to_num,
     "reciprocal": unary.reciprocal, "sign": unary.sign, "floor": unary.floor,
     "ceil": unary.ceil, "logical_not": unary.logical_not, "bitwise_not": unary.bitwise_not,

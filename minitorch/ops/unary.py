@@ -144,76 +144,6 @@ class Rsqrt(Function):
         return grad * y * y * y * -0.5
 
 
-class Sin(Function):
-    """y = sin x;  dy/dx = cos x"""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return apply_map("sin", x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad * x.cos()
-
-
-class Cos(Function):
-    """y = cos x;  dy/dx = -sin x"""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return apply_map("cos", x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return -grad * x.sin()
-
-
-class Asin(Function):
-    """y = arcsin x;  dy/dx = 1 / sqrt(1 - x^2)"""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return apply_map("asin", x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad * (1 - x * x).rsqrt()
-
-
-class Acos(Function):
-    """y = arccos x = pi/2 - arcsin x;  dy/dx = -1 / sqrt(1 - x^2)"""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return apply_map("acos", x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return -grad * (1 - x * x).rsqrt()
-
-
-class Atan(Function):
-    """y = arctan x;  dy/dx = 1 / (1 + x^2)"""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return apply_map("atan", x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad / (1 + x * x)
-
-
 class Tanh(Function):
     """y = tanh x;  dy/dx = 1 - tanh^2 x = 1 - y^2"""
 
@@ -227,34 +157,6 @@ class Tanh(Function):
     def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
         return TanhBackward.apply(grad, y)
-
-
-class Sinh(Function):
-    """y = sinh x = (e^x - e^-x) / 2;  dy/dx = cosh x"""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return apply_map("sinh", x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad * x.cosh()
-
-
-class Cosh(Function):
-    """y = cosh x = (e^x + e^-x) / 2;  dy/dx = sinh x"""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
-        ctx.save_for_backward(x)
-        return apply_map("cosh", x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
-        (x,) = ctx.saved_tensors
-        return grad * x.sinh()
 
 
 class Sigmoid(Function):
@@ -360,42 +262,8 @@ def rsqrt(x: Tensor) -> Tensor:
     return Rsqrt.apply(x)
 
 
-def sin(x: Tensor) -> Tensor:
-    return Sin.apply(x)
-
-
-def cos(x: Tensor) -> Tensor:
-    return Cos.apply(x)
-
-
 def tanh(x: Tensor) -> Tensor:
     return Tanh.apply(x)
-
-
-def asin(x: Tensor) -> Tensor:
-    """The inverse of ``sin`` on [-pi/2, pi/2]; NaN outside [-1, 1]."""
-    return Asin.apply(x)
-
-
-def acos(x: Tensor) -> Tensor:
-    """The inverse of ``cos`` on [0, pi]; NaN outside [-1, 1]."""
-    return Acos.apply(x)
-
-
-def atan(x: Tensor) -> Tensor:
-    """The inverse of ``tan``, in (-pi/2, pi/2) (see ``atan2`` for the full circle)."""
-    return Atan.apply(x)
-
-
-arcsin, arccos, arctan = asin, acos, atan  # NumPy's names, which PyTorch accepts too
-
-
-def sinh(x: Tensor) -> Tensor:
-    return Sinh.apply(x)
-
-
-def cosh(x: Tensor) -> Tensor:
-    return Cosh.apply(x)
 
 
 def sigmoid(x: Tensor) -> Tensor:
