@@ -363,10 +363,10 @@ def test_squares_and_cubes_multiply_bit_for_bit_as_pytorch(dtype, backend):
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "transposed input", "expanded gradient"])
-def test_a_linear_layers_backward_calls_its_kernels_at_once_and_agrees_with_pytorch(layout, monkeypatch):
-    """In a plain backward nothing records, so ``AddmmBackward0`` and ``TBackward0`` call
-    the matmul and sum kernels and make their transposed views at once (no
-    ``Function.apply``); with ``create_graph`` they record, and second derivatives agree."""
+def test_a_linear_layers_backward_agrees_with_pytorch(layout):
+    """``AddmmBackward0`` and ``TBackward0`` run one formula whether or not a graph is
+    recorded: a plain backward's gradients, and a ``create_graph`` backward's second
+    derivatives, agree with PyTorch's on contiguous, transposed and expanded layouts."""
     rng = np.random.default_rng(11)
     x_values = rng.standard_normal((5, 3)).astype(np.float32)
     if layout == "transposed input":
@@ -380,12 +380,7 @@ def test_a_linear_layers_backward_calls_its_kernels_at_once_and_agrees_with_pyto
         out = lib.nn.functional.linear(x, w, b)
         assert type(out.grad_fn).__name__ == "AddmmBackward0"
         loss = out.sum() if layout == "expanded gradient" else (out * out).sum()
-        if lib is mt:
-            spy = ApplySpy(monkeypatch)
         loss.backward(retain_graph=True)
-        if lib is mt:
-            assert not {"Sum", "SumOverDims", "Permute", "Transpose", "Mm"} & set(spy.calls), spy.calls
-            monkeypatch.undo()
         grads = [x.grad.clone(), w.grad.clone(), b.grad.clone()]
         (gx,) = lib.autograd.grad((out.tanh() ** 2).sum(), x, create_graph=True)  # recorded
         (second,) = lib.autograd.grad(gx.sum(), w)
