@@ -25,6 +25,7 @@ import numpy as np
 
 from minitorch import dispatch, shared_storage
 from minitorch.device import device as Device
+from minitorch.dispatch import tracing as dispatch_tracing  # ``recording``: is a trace or capture open?
 from minitorch.dtypes import dtype as DType
 from minitorch.layout import (
     allocating,
@@ -154,7 +155,7 @@ class Tensor:
     def _full(shape: tuple[int, ...], value: Any, dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with every element equal to ``value``."""
         if (device.type == "cpu" and dtype.is_floating_point and dtype.itemsize >= 4
-                and type(value) in (int, float, bool) and not dispatch.recording):  # fmt: skip
+                and type(value) in (int, float, bool) and not dispatch_tracing.recording):  # fmt: skip
             # CPU storage is a NumPy array: filled where it lies, with the very values
             # ``np.full`` gives a float32 or float64 (zeros in a backward formula: 6 -> 2 us).
             # Other types take the path below, and so does a capture (it keeps a constant).

@@ -295,7 +295,8 @@ def named_functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
 
 def grad_mode_question(node: ast.AST) -> str | None:
     """What ``node`` asks, if it asks grad mode or recording: ``is_grad_enabled`` (a name
-    or an attribute), ``records_nothing``/``nothing_records``, ``dispatch.recording``, or
+    or an attribute), ``records_nothing``/``nothing_records``, ``dispatch.recording`` (also read as
+    ``tracing.recording``), or
     grad mode's per-thread state (``thread_state``, imported or reached from grad_mode)."""
     if isinstance(node, ast.Name) and node.id in GRAD_MODE_NAMES:
         return node.id
@@ -303,8 +304,8 @@ def grad_mode_question(node: ast.AST) -> str | None:
         owner = node.value.id if isinstance(node.value, ast.Name) else None
         if node.attr in GRAD_MODE_NAMES:
             return node.attr
-        if owner == "dispatch" and node.attr == "recording":
-            return "dispatch.recording"
+        if owner in ("dispatch", "tracing", "dispatch_tracing") and node.attr == "recording":
+            return "dispatch.recording"  # (the flag lives in minitorch/dispatch/tracing.py)
         if owner == "grad_mode" and node.attr == "thread_state":
             return "grad_mode.thread_state"
     if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("grad_mode"):

@@ -48,6 +48,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import AccumulateGrad, Node, gradient_edge
 from minitorch.autograd.grad_mode import is_grad_enabled, set_grad_enabled
+from minitorch.dispatch import tracing as dispatch_tracing  # ``recording``: is a trace or capture open?
 
 # Observers of the walk, for teaching tools (the graph viewer's step-through backward).
 # After each node runs, every listener is called as
@@ -106,7 +107,7 @@ def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
     if grad._shape == shape:
         return grad
     extra, stretched = _dims_to_sum(grad._shape, shape)
-    if not (is_grad_enabled() or dispatch.recording):
+    if not (is_grad_enabled() or dispatch_tracing.recording):
         return _sum_without_graph(grad, extra, stretched)
     if extra:
         grad = grad.sum(dim=tuple(range(extra)))
@@ -235,7 +236,7 @@ def run_backward(
 
     # Kernels run by the walk (backward formulas, un-broadcasting sums, accumulation)
     # are recorded with the phase "backward" in dispatch traces.
-    naming = dispatch.op_context("backward", "backward") if dispatch.recording else nullcontext()
+    naming = dispatch.op_context("backward", "backward") if dispatch_tracing.recording else nullcontext()
     with _FinalCallbacks(), set_grad_enabled(create_graph), naming:
         while ready:
             node = heapq.heappop(ready)[2]

@@ -47,6 +47,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.autograd.grad_mode import thread_state as grad_mode_of_thread
+from minitorch.dispatch import tracing as dispatch_tracing  # ``recording``: is a trace or capture open?
 from minitorch.layout import strides_in_order
 
 _sequence = itertools.count()
@@ -115,7 +116,7 @@ class AccumulateGrad(Node):
     def apply(self, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         if grads[0] is None:
             return ()
-        if dispatch.recording:  # name its kernel (the copy) in dispatch traces
+        if dispatch_tracing.recording:  # name its kernel (the copy) in dispatch traces
             with dispatch.op_context(self.name(), "backward"):
                 accumulate_grad(self.variable, grads[0])
         else:
@@ -329,7 +330,7 @@ class BackwardNode(Node):
         ctx = self.ctx
         ctx._unpacking_for = self  # a reference back to the node, for this call only
         try:
-            if dispatch.recording:  # name the kernels of this backward in the trace
+            if dispatch_tracing.recording:  # name the kernels of this backward in the trace
                 with dispatch.op_context(self.name(), "backward"):
                     result = self.function.backward(ctx, *grads)
             else:
@@ -402,7 +403,7 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         mode = grad_mode_of_thread.mode  # this thread's grad mode (see grad_mode.py)
-        if not mode.enabled and not dispatch.recording:
+        if not mode.enabled and not dispatch_tracing.recording:
             # Nothing can record (``no_grad``, or a backward formula, which runs with grad
             # mode off) and nothing traces: the forward alone. As in PyTorch, no input
             # needs a gradient here, whatever its ``requires_grad``.
@@ -424,7 +425,7 @@ class Function:
         # and two with-blocks cost more than many small kernels.) An op called by a
         # backward formula keeps the phase "backward" in the trace.
         mode.enabled = False
-        stack = dispatch.thread_state.op_stack if dispatch.recording else None
+        stack = dispatch.thread_state.op_stack if dispatch_tracing.recording else None
         if stack is not None:
             stack.append((cls.__name__, stack[-1][1] if stack else "forward"))
         try:

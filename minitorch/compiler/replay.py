@@ -41,6 +41,7 @@ from minitorch._tensor import Tensor
 from minitorch.compiler.capture import ValuesChanged
 from minitorch.compiler.graph import Buffer, Graph, Node, Operand, OutputSpec, operands_in
 from minitorch.compiler.workspace import Workspace, Workspaces
+from minitorch.dispatch import tracing as dispatch_tracing  # ``recording``: is a trace or capture open?
 from minitorch.layout import contiguous_strides, numel
 from minitorch.storage_tensor import tensor_over_storage
 
@@ -295,7 +296,7 @@ class Program:
             for index in self.fresh:
                 buffer = graph.buffers[index]
                 storages[index] = dispatch.empty(buffer.count, buffer.dtype, buffer.device_type)
-        if dispatch.recording:  # a trace() block is open: record each call as it runs
+        if dispatch_tracing.recording:  # a trace() block is open: record each call as it runs
             return self._traced(inputs, storages)
         for kernel, call_args, node in workspace.steps:
             if node is None:

@@ -152,18 +152,27 @@ def arg_reduce(op: str, out: Any, a: Any, dim: int) -> Any:
     return out
 
 
-def matmul(out: Any, a: Any, b: Any, matrices: bool = False) -> Any:
-    """``out = a @ b`` for 3-D operands ``[B, n, k] @ [B, k, m]``: every product's one way
-    to its kernel (two matrices come as their batch of one, ``linalg.one_batch``, and
-    ``matrices`` says so to a trace)."""
-    if tracing.recording:
-        return tracing.run_recorded("matmul", "matmul", out, (a, b), (out, a, b), matrices=matrices)
+def matmul(out: Any, a: Any, b: Any) -> Any:
+    """``out = a @ b`` for 3-D operands ``[B, n, k] @ [B, k, m]``, or for two matrices
+    ``[n, k] @ [k, m]``, which the kernel takes as their batch of one: the same elements
+    with a batch stride that is never stepped along. Every product's one way to its kernel."""
+    if len(out._shape) == 2:
+        if tracing.recording:  # a trace or capture sees the kernel's own 3-D operands
+            out3, a3, b3 = (t._view((1, *t._shape), (t._shape[0] * t._shape[1], *t._strides), t._offset)
+                            for t in (out, a, b))  # fmt: skip
+            tracing.run_recorded("matmul", "matmul", out3, (a3, b3), (out3, a3, b3), matrices=True)
+            return out
+        (n, m), k = out._shape, a._shape[1]
+        shape, strides = (1, n, m), ((n * m, *out._strides), (n * k, *a._strides), (k * m, *b._strides))
+    else:
+        if tracing.recording:
+            return tracing.run_recorded("matmul", "matmul", out, (a, b), (out, a, b))
+        shape, strides, k = out._shape, (out._strides, a._strides, b._strides), a._shape[2]
     device = out.device
     if a.device is not device or b.device is not device:
         _backend(out, (a, b))  # (raises for two devices)
     # A plan too, keyed by out's shape ``(B, n, m)`` and the length of the sums (``k``).
-    key = ("matmul", "matmul", active_backends[device.type], out.dtype, a.dtype, out._shape, a._shape[2],
-           out._strides, a._strides, b._strides)  # fmt: skip
+    key = ("matmul", "matmul", active_backends[device.type], out.dtype, a.dtype, shape, k, *strides)
     run = plan_cache.get(key) or make_plan(key)
     run(out._storage, a._storage, b._storage, out._offset, a._offset, b._offset)
     return out

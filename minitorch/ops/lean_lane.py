@@ -74,6 +74,7 @@ from __future__ import annotations
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import thread_state as grad_mode_of_thread
+from minitorch.dispatch import tracing as dispatch_tracing  # ``recording``: is a trace or capture open?
 from minitorch.dtypes import bool_
 from minitorch.layout import broadcast_shapes, new_tensor_layout, out_of_memory
 from minitorch.ops.common import broadcast_view, result_strides, scalar_tensor
@@ -108,7 +109,7 @@ plans_made = 0
 def lean_zip(op: str, a: object, b: object) -> Tensor | None:
     """``op(a, b)`` through the lean lane, or ``None`` when the lane does not apply
     (then the caller takes the general path)."""
-    if not (isinstance(a, Tensor) and a.dtype.is_floating_point and not dispatch.recording):
+    if not (isinstance(a, Tensor) and a.dtype.is_floating_point and not dispatch_tracing.recording):
         return None
     b_is_tensor = isinstance(b, Tensor)
     # Needs a gradient: as ``Function.apply`` asks it (a view's ``requires_grad`` may
@@ -153,7 +154,7 @@ def lean_zip_into(op: str, t: Tensor, other: object) -> bool:
     record, no leaf to protect), ``other`` in separate storage (no overlap to copy out
     first), and a plan found for the layouts, which exists only when ``other`` broadcasts
     to ``t``'s shape and ``t`` has no stretched (stride-0) dimension to write through."""
-    if grad_mode_of_thread.mode.enabled or dispatch.recording:
+    if grad_mode_of_thread.mode.enabled or dispatch_tracing.recording:
         return False
     if not (isinstance(t, Tensor) and t.dtype.is_floating_point):
         return False
@@ -196,7 +197,7 @@ def records_nothing(t: Tensor) -> bool:
     off or ``t`` needing no gradient (as ``Function.apply`` asks). A view op such as
     ``transpose`` then makes its view at once: in a backward formula (``grad @ w.mT``) it
     runs with grad mode off, so there ``Function.apply`` would only add its bookkeeping."""
-    return not dispatch.recording and not (
+    return not dispatch_tracing.recording and not (
         grad_mode_of_thread.mode.enabled and (t._requires_grad or (t._base is not None and t.requires_grad))
     )
 
@@ -205,7 +206,7 @@ def nothing_records() -> bool:
     """True when no op can record anything now: grad mode off (a backward formula without
     ``create_graph``, or ``no_grad``) and no trace or capture. A backward formula may then
     call kernels and make views at once (``Addmm``'s backward)."""
-    return not grad_mode_of_thread.mode.enabled and not dispatch.recording
+    return not grad_mode_of_thread.mode.enabled and not dispatch_tracing.recording
 
 
 def _new_plan(key: tuple, op: str, a: Tensor, b: Tensor) -> ZipPlan | None:

@@ -49,19 +49,11 @@ def product(a: Tensor, b: Tensor) -> Tensor:
     n, k, m = a._shape[-2], a._shape[-1], b._shape[-1]
     if len(a._shape) == 2 and len(b._shape) == 2:  # two matrices (the usual case)
         out = Tensor._empty((n, m), a.dtype, a.device)
-        dispatch.matmul(one_batch(out), one_batch(a), one_batch(b), matrices=True)
-        return out
+        return dispatch.matmul(out, a, b)  # (the kernel takes them as a batch of one)
     batch = batch_shape(a._shape, b._shape)
     out = Tensor._empty((numel(batch), n, m), a.dtype, a.device)
     dispatch.matmul(out, as_batch(a, batch, n, k), as_batch(b, batch, k, m))
     return out._view(batch + (n, m), layout.contiguous_strides(batch + (n, m)), 0)
-
-
-def one_batch(t: Tensor) -> Tensor:
-    """The matrix ``t`` as the batch of one ``[1, rows, cols]`` the kernel takes: a view
-    over the same elements (the batch stride is never stepped along)."""
-    rows, cols = t._shape
-    return t._view((1, rows, cols), (rows * cols, *t._strides), t._offset)
 
 
 @functools.lru_cache(maxsize=1024)
