@@ -7,7 +7,7 @@
 
 Where each concept lives (see docs/architecture.md): ``layout.py`` (shape, strides, offset),
 ``dtypes.py``, ``device.py``, ``backends/`` (kernels), ``scalar_ops.py`` (the elementwise
-op table), ``dispatch.py`` (which kernel runs), ``_tensor.py`` (the Tensor),
+op table), ``dispatch/`` (which kernel runs), ``_tensor.py`` (the Tensor),
 ``autograd/`` (backward), ``ops/`` (every differentiable op).
 """
 

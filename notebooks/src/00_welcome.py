@@ -48,7 +48,7 @@ print(loss)
 # | layer | question it answers | where in minitorch | chapter |
 # | --- | --- | --- | --- |
 # | **tensor = storage + layout** | where are the numbers, and how do I read them? | `layout.py`, `_tensor.py` | 1, 2 |
-# | **dispatch** | which kernel runs this op, for this device and dtype? | `dispatch.py` | 3 |
+# | **dispatch** | which kernel runs this op, for this device and dtype? | `dispatch/` | 3 |
 # | **kernels** | the loops that actually compute | `backends/` | 3, 5, 6 |
 # | **autograd** | how do gradients flow back? | `autograd/` | 4 |
 # | **nn / optim / data** | layers, losses, optimizers, data loading | `nn/`, `optim/`, `data/` | 7, 8 |
