@@ -18,7 +18,7 @@ from typing import Any
 
 from minitorch import creation
 from minitorch._tensor import Tensor
-from minitorch.dtypes import int64
+from minitorch.dtypes import float64, int64
 from minitorch.ops.common import require_tensor
 from minitorch.ops.shape import sizes_from
 
@@ -26,7 +26,7 @@ from minitorch.ops.shape import sizes_from
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:  # fmt: skip
     """``base ** linspace(start, end, steps)``: ``steps`` values evenly spaced in the exponent."""
-    exponents = creation.linspace(float(start), float(end), steps, dtype=creation.float64, device=device)
+    exponents = creation.linspace(float(start), float(end), steps, dtype=float64, device=device)
     values = (exponents * 0 + float(base)) ** exponents
     return values.to(dtype or creation.get_default_dtype()).requires_grad_(requires_grad)
 
@@ -43,7 +43,7 @@ def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any
         stacklevel=2,
     )
     count = int((end - start) // step) + 1
-    values = creation.arange(count, dtype=creation.float64, device=device) * step + start
+    values = creation.arange(count, dtype=float64, device=device) * step + start
     return values.to(dtype or creation.get_default_dtype()).requires_grad_(requires_grad)
 
 
