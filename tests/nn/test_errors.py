@@ -104,8 +104,8 @@ def test_load_state_dict_not_a_mapping():
 def test_pooling_and_padding_arguments():
     with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel size"):
         nn.MaxPool2d(2, padding=2)(mt.zeros(1, 1, 4, 4))
-    with pytest.raises(NotImplementedError, match="ceil_mode"):
-        nn.AvgPool2d(2, ceil_mode=True)(mt.zeros(1, 1, 4, 4))  # max pooling has it
+    with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel size"):
+        nn.AvgPool2d(2, padding=2)(mt.zeros(1, 1, 4, 4))  # (ceil_mode=True works: test_pool_ceil_mode.py)
     with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
         nn.Conv2d(4, 4, 3, groups=3)
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
