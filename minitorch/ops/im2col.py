@@ -16,6 +16,12 @@ A convolution is then a single batched matmul with the weight viewed as
 ``[O, C*kh*kw]``: ``out[n] = W @ cols[n]``, already in ``[N, O, OH*OW]`` order
 (``nn/functional/conv.py``). Pooling reduces each column (``nn/functional/pooling.py``).
 
+**Volumes.** Nothing above is particular to two dimensions: a ``[N, C, D, H, W]`` volume
+with a ``kd x kh x kw`` kernel has the window view ``[N, C, kd, kh, kw, OD, OH, OW]``, one
+kernel axis and one grid axis per spatial axis, and its columns are
+``[N, C*kd*kh*kw, OD*OH*OW]``. Every function here takes one size per spatial dimension,
+so ``conv3d`` and the 3-D pooling use the same code as their 2-D forms.
+
 **Backward.** ``fold`` is the adjoint of ``unfold``: every column entry is *added* back to
 the input pixel it was read from (pixels inside several windows collect several
 gradients). We do that with one ``zip("add")`` per kernel offset ``(i, j)``, into a strided
@@ -32,13 +38,17 @@ checks every view once more.
 
 from __future__ import annotations
 
+import itertools
+
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.layout import contiguous_strides
 from minitorch.ops.pad import padded_copy
 
-Pair = tuple[int, int]  # (height, width)
+Pair = tuple[int, ...]  # one size per spatial dimension: (height, width) or (depth, height, width)
+
+_AXES = {1: ("width",), 2: ("height", "width"), 3: ("depth", "height", "width")}
 
 
 def output_size(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
@@ -49,62 +59,76 @@ def output_size(size: int, kernel: int, stride: int, padding: int, dilation: int
 
 
 def check_window_args(kernel: Pair, dilation: Pair, padding: Pair, stride: Pair) -> None:
-    """PyTorch's rules for window arguments: kernel, stride and dilation > 0, padding >= 0."""
+    """PyTorch's rules for window arguments: kernel, stride and dilation > 0, padding >= 0,
+    one value of each per spatial dimension (two for images, three for volumes)."""
+    dims = len(kernel)
     rules = (("kernel size", "kernel", kernel, 1), ("stride", "stride", stride, 1),
              ("dilation", "dilation", dilation, 1), ("padding", "pad", padding, 0))  # fmt: skip
     for name, label, values, smallest in rules:
-        if len(values) != 2 or not all(isinstance(v, int) for v in values):
-            raise TypeError(f"{name} must be a pair of ints, but got {values!r}")
+        if dims not in _AXES or len(values) != dims or not all(isinstance(v, int) for v in values):
+            raise TypeError(f"{name} must be a tuple of {dims} ints, but got {values!r}")
         if min(values) < smallest:
             rule = "greater than zero" if smallest else "non-negative"
-            raise RuntimeError(
-                f"{name} should be {rule}, but got {label}_height: {values[0]} "
-                f"{label}_width: {values[1]}"
-            )
+            named = " ".join(f"{label}_{axis}: {v}" for axis, v in zip(_AXES[dims], values))
+            raise RuntimeError(f"{name} should be {rule}, but got {named}")
 
 
 def window_grid(size: Pair, kernel: Pair, dilation: Pair, padding: Pair, stride: Pair) -> Pair:
-    """``(OH, OW)``: the window positions in an image of ``size``, raising when there are
-    none (the kernel, dilated, is larger than the padded image)."""
-    oh, ow = (output_size(size[d], kernel[d], stride[d], padding[d], dilation[d]) for d in (0, 1))
-    if oh <= 0 or ow <= 0:
+    """``(OH, OW)`` (``(OD, OH, OW)`` for a volume): the window positions in an input of
+    ``size``, raising when there are none (the kernel, dilated, is larger than the padded
+    input)."""
+    grid = tuple(output_size(size[d], kernel[d], stride[d], padding[d], dilation[d])
+                 for d in range(len(kernel)))  # fmt: skip
+    if min(grid) <= 0:
         raise RuntimeError(
-            f"Calculated output size: ({oh}x{ow}) is too small: input {size[0]}x{size[1]} with "
-            f"padding {padding}, kernel {kernel}, dilation {dilation}, stride {stride} leaves "
-            "no complete window. Kernel size can't be greater than actual input size: use a "
-            "smaller kernel or more padding."
+            f"Calculated output size: ({'x'.join(map(str, grid))}) is too small: input "
+            f"{'x'.join(map(str, size))} with padding {padding}, kernel {kernel}, dilation "
+            f"{dilation}, stride {stride} leaves no complete window. Kernel size can't be "
+            "greater than actual input size: use a smaller kernel or more padding."
         )
-    return oh, ow
+    return grid
 
 
 def _windows(padded: Tensor, kernel: Pair, dilation: Pair, stride: Pair, grid: Pair) -> Tensor:
-    """The ``[N, C, kh, kw, OH, OW]`` strided view of every window (no copy)."""
-    sn, sc, sh, sw = padded._strides
-    shape = padded._shape[:2] + kernel + grid
-    strides = (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
+    """The ``[N, C, *kernel, *grid]`` strided view of every window (no copy): one step
+    along a kernel axis moves ``dilation`` cells, one step along a grid axis ``stride``
+    cells. The same view serves images (``[N, C, kh, kw, OH, OW]``) and volumes
+    (``[N, C, kd, kh, kw, OD, OH, OW]``)."""
+    spatial = padded._strides[2:]
+    shape = padded._shape[:2] + tuple(kernel) + tuple(grid)
+    strides = (padded._strides[:2] + tuple(s * d for s, d in zip(spatial, dilation))
+               + tuple(s * t for s, t in zip(spatial, stride)))  # fmt: skip
     return padded._view(shape, strides, padded._offset)
 
 
-def _pick(windows: Tensor, i: int, j: int) -> Tensor:
-    """``windows[:, :, i, j]`` of a ``[N, C, kh, kw, OH, OW]`` layout: ``[N, C, OH, OW]``."""
-    st = windows._strides
-    offset = windows._offset + i * st[2] + j * st[3]
-    return windows._view(windows._shape[:2] + windows._shape[4:], st[:2] + st[4:], offset)
+def _pick(windows: Tensor, offsets: tuple) -> Tensor:
+    """``windows[:, :, *offsets]`` of a ``[N, C, *kernel, *grid]`` layout: ``[N, C, *grid]``."""
+    st, dims = windows._strides, len(offsets)
+    offset = windows._offset + sum(o * s for o, s in zip(offsets, st[2 : 2 + dims]))
+    return windows._view(windows._shape[:2] + windows._shape[2 + dims :], st[:2] + st[2 + dims :], offset)
+
+
+def _product(values: Pair) -> int:
+    total = 1
+    for v in values:
+        total *= v
+    return total
 
 
 class Unfold(Function):
-    """im2col: ``[N, C, H, W] -> [N, C*kh*kw, OH*OW]``.  Backward: ``Fold``."""
+    """im2col: ``[N, C, *size] -> [N, C*prod(kernel), prod(grid)]`` (an image
+    ``[N, C, H, W]`` gives ``[N, C*kh*kw, OH*OW]``).  Backward: ``Fold``."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, kernel: Pair, dilation: Pair, padding: Pair,
                 stride: Pair, pad_value: float = 0.0) -> Tensor:  # fmt: skip
-        n, c, h, w = x._shape
-        grid = window_grid((h, w), kernel, dilation, padding, stride)
-        ctx.args = ((h, w), kernel, dilation, padding, stride)
-        border = ((0, 0), (0, 0), (padding[0], padding[0]), (padding[1], padding[1]))
+        n, c, size = x._shape[0], x._shape[1], tuple(x._shape[2:])
+        grid = window_grid(size, kernel, dilation, padding, stride)
+        ctx.args = (size, kernel, dilation, padding, stride)
+        border = ((0, 0), (0, 0)) + tuple((p, p) for p in padding)
         windows = _windows(padded_copy(x, border, pad_value), kernel, dilation, stride, grid)
         cols = dispatch.map("copy", Tensor._empty(windows._shape, x.dtype, x.device), windows)
-        shape = (n, c * kernel[0] * kernel[1], grid[0] * grid[1])
+        shape = (n, c * _product(kernel), _product(grid))
         return cols._view(shape, contiguous_strides(shape), 0)
 
     @staticmethod
@@ -113,29 +137,29 @@ class Unfold(Function):
 
 
 class Fold(Function):
-    """col2im, the adjoint of ``Unfold``: ``[N, C*kh*kw, L] -> [N, C, H, W]``, adding
-    overlapping window entries.  Backward: ``Unfold``."""
+    """col2im, the adjoint of ``Unfold``: ``[N, C*prod(kernel), L] -> [N, C, *size]``,
+    adding overlapping window entries.  Backward: ``Unfold``."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, cols: Tensor, size: Pair, kernel: Pair, dilation: Pair,
                 padding: Pair, stride: Pair) -> Tensor:  # fmt: skip
         ctx.args = (kernel, dilation, padding, stride)
         n, k, _ = cols._shape
-        c = k // (kernel[0] * kernel[1])
+        c = k // _product(kernel)
         grid = window_grid(size, kernel, dilation, padding, stride)
         cols = cols.contiguous()
-        (h, w), (ph, pw) = size, padding
-        padded = Tensor._full((n, c, h + 2 * ph, w + 2 * pw), 0, cols.dtype, cols.device)
-        targets = _windows(padded, kernel, dilation, stride, grid)  # [N, C, kh, kw, OH, OW]
+        padded_size = tuple(s + 2 * p for s, p in zip(size, padding))
+        padded = Tensor._full((n, c) + padded_size, 0, cols.dtype, cols.device)
+        targets = _windows(padded, kernel, dilation, stride, grid)  # [N, C, *kernel, *grid]
         sources = cols._view(targets._shape, contiguous_strides(targets._shape), cols._offset)
-        for i in range(kernel[0]):
-            for j in range(kernel[1]):  # padded[window (i, j)] += cols[:, :, i, j]
-                target = _pick(targets, i, j)
-                dispatch.zip("add", target, target, _pick(sources, i, j))
-        if ph == 0 and pw == 0:
+        for offsets in itertools.product(*(range(k) for k in kernel)):
+            target = _pick(targets, offsets)  # padded[window at offsets] += cols[:, :, *offsets]
+            dispatch.zip("add", target, target, _pick(sources, offsets))
+        if not any(padding):
             return padded
         st = padded._strides
-        interior = padded._view((n, c, h, w), st, ph * st[2] + pw * st[3])
+        offset = sum(p * s for p, s in zip(padding, st[2:]))
+        interior = padded._view((n, c) + tuple(size), st, offset)
         return dispatch.map("copy", Tensor._empty(interior._shape, cols.dtype, cols.device), interior)
 
     @staticmethod
@@ -145,11 +169,12 @@ class Fold(Function):
 
 def unfold(x: Tensor, kernel: Pair, dilation: Pair = (1, 1), padding: Pair = (0, 0),
            stride: Pair = (1, 1), pad_value: float = 0.0) -> Tensor:  # fmt: skip
-    """Every ``kernel`` window of a ``[N, C, H, W]`` tensor as a column:
-    ``[N, C*kh*kw, OH*OW]``. The border of ``padding`` cells reads ``pad_value``
-    (0 for convolution, ``-inf`` for max pooling)."""
-    if x.ndim != 4:
-        raise RuntimeError(f"unfold: expected a 4D input [N, C, H, W], got {list(x.shape)}")
+    """Every ``kernel`` window of a ``[N, C, H, W]`` image (or ``[N, C, D, H, W]``
+    volume, with a kernel of three) as a column: ``[N, C*kh*kw, OH*OW]``. The border of
+    ``padding`` cells reads ``pad_value`` (0 for convolution, ``-inf`` for max pooling)."""
+    if x.ndim != 2 + len(kernel):
+        raise RuntimeError(f"unfold: expected a {2 + len(kernel)}D input [N, C, *size] for a "
+                           f"{len(kernel)}-D kernel, got {list(x.shape)}")  # fmt: skip
     check_window_args(kernel, dilation, padding, stride)
     window_grid(tuple(x.shape[2:]), kernel, dilation, padding, stride)
     return Unfold.apply(x, kernel, dilation, padding, stride, pad_value)
@@ -158,24 +183,24 @@ def unfold(x: Tensor, kernel: Pair, dilation: Pair = (1, 1), padding: Pair = (0,
 def fold(cols: Tensor, size: Pair, kernel: Pair, dilation: Pair = (1, 1), padding: Pair = (0, 0),
          stride: Pair = (1, 1)) -> Tensor:  # fmt: skip
     """The adjoint of ``unfold``: add the columns of ``[N, C*kh*kw, L]`` back into a
-    ``[N, C, *size]`` image (entries of overlapping windows add up)."""
+    ``[N, C, *size]`` image or volume (entries of overlapping windows add up)."""
     if cols.ndim != 3:
         raise RuntimeError(f"fold: expected a 3D input [N, C*kh*kw, L], got {list(cols.shape)}")
     check_window_args(kernel, dilation, padding, stride)
-    if len(size) != 2 or min(size) < 1:
-        raise RuntimeError(f"fold: output_size must be two sizes >= 1, but got {size}")
-    per_window = kernel[0] * kernel[1]
+    if len(size) != len(kernel) or min(size) < 1:
+        raise RuntimeError(f"fold: output_size must be {len(kernel)} sizes >= 1, but got {size}")
+    per_window = _product(kernel)
     if cols.shape[1] % per_window:
         raise RuntimeError(
             f"Expected size of input's dimension 1 to be divisible by the product of "
             f"kernel_size, but got input.size(1)={cols.shape[1]} and kernel_size={kernel}."
         )
-    oh, ow = window_grid(size, kernel, dilation, padding, stride)
-    if cols.shape[2] != oh * ow:
+    grid = window_grid(size, kernel, dilation, padding, stride)
+    if cols.shape[2] != _product(grid):
         raise RuntimeError(
             f"Given output_size={size}, kernel_size={kernel}, dilation={dilation}, "
             f"padding={padding}, stride={stride}, expected size of input's dimension 2 to "
-            f"match the calculated number of sliding blocks {oh} * {ow} = {oh * ow}, but got "
-            f"input.size(2)={cols.shape[2]}."
+            f"match the calculated number of sliding blocks {' * '.join(map(str, grid))} = "
+            f"{_product(grid)}, but got input.size(2)={cols.shape[2]}."
         )
     return Fold.apply(cols, size, kernel, dilation, padding, stride)
