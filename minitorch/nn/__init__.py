@@ -7,10 +7,10 @@
 | ``linear.py``        | ``Linear``, ``Identity``, ``Flatten``                       |
 | ``activation.py``    | ``ReLU``, ``LeakyReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``, ...  |
 | ``activation_family.py`` | ``Hardtanh``, ``ELU``, ``SELU``, ``Softplus``, ``PReLU``, ``GLU``, ... |
-| ``conv.py``          | ``Conv1d``, ``Conv2d`` (with groups: grouped and depthwise) |
+| ``conv.py``          | ``Conv1d``, ``Conv2d``, ``Conv3d`` (with groups: grouped and depthwise) |
 | ``conv_transpose.py`` | ``ConvTranspose1d``, ``ConvTranspose2d``                   |
-| ``pooling.py``       | ``MaxPool2d``, ``AvgPool2d``                                |
-| ``normalization.py`` | ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``             |
+| ``pooling.py``       | ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``                    |
+| ``normalization.py`` | ``BatchNorm1d/2d/3d``, ``LayerNorm``                        |
 | ``sample_normalization.py`` | ``GroupNorm``, ``InstanceNorm1d/2d/3d``, ``RMSNorm``, ``LocalResponseNorm`` |
 | ``upsampling.py``    | ``Upsample``, ``PixelShuffle``, ``PixelUnshuffle``          |
 | ``fold.py``          | ``Unfold``, ``Fold`` (im2col, col2im)                       |
@@ -73,7 +73,7 @@ from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.bilinear import Bilinear
 from minitorch.nn.channel_shuffle import ChannelShuffle
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
-from minitorch.nn.conv import Conv1d, Conv2d
+from minitorch.nn.conv import Conv1d, Conv2d, Conv3d
 from minitorch.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
 from minitorch.nn.distance import CosineSimilarity, PairwiseDistance
 from minitorch.nn.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
@@ -96,7 +96,7 @@ from minitorch.nn.margin_loss import (
 )
 from minitorch.nn.max_unpooling import MaxUnpool1d, MaxUnpool2d
 from minitorch.nn.module import Buffer, Module, Parameter
-from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from minitorch.nn.padding import (
     CircularPad1d,
     CircularPad2d,
@@ -115,7 +115,15 @@ from minitorch.nn.padding import (
     ZeroPad3d,
 )  # fmt: skip
 from minitorch.nn.parameter_container import ParameterDict, ParameterList
-from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from minitorch.nn.pooling import (
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+)
 from minitorch.nn.regression_loss import GaussianNLLLoss, HuberLoss, KLDivLoss, PoissonNLLLoss, SmoothL1Loss
 from minitorch.nn.rnn import GRU, LSTM, RNN, RNNBase
 from minitorch.nn.rnn_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
@@ -163,7 +171,7 @@ __all__ = [
     "CELU", "ELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",
-    "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose1d", "ConvTranspose2d", "Conv3d", "MaxPool3d", "AvgPool3d", "BatchNorm3d",
     "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm",
     "GaussianNLLLoss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "SmoothL1Loss",
     "CosineEmbeddingLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss",

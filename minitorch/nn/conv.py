@@ -1,4 +1,4 @@
-"""``Conv1d`` and ``Conv2d``: convolution layers (the computation is in
+"""``Conv1d``, ``Conv2d`` and ``Conv3d``: convolution layers (the computation is in
 ``functional/conv.py``: im2col as a strided view, then one matmul). ``_ConvNd`` is also
 the base of the transposed convolutions (``conv_transpose.py``), whose weight is stored
 the other way round: ``[in, out / groups, *kernel]``."""
@@ -141,6 +141,17 @@ class Conv2d(_ConvNd):
         self._check_input(input)
         x, padding = self._padded(input)
         return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution: ``[N, C_in, D, H, W] -> [N, C_out, OD, OH, OW]``."""
+
+    dims = 3
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        self._check_input(input)
+        x, padding = self._padded(input)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):

@@ -1,4 +1,4 @@
-"""``BatchNorm1d``, ``BatchNorm2d`` and ``LayerNorm``.
+"""``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d`` and ``LayerNorm``.
 
 BatchNorm keeps *running* estimates of each channel's mean and variance as buffers
 (``running_mean``, ``running_var``, and ``num_batches_tracked``: saved in the state dict,
@@ -107,6 +107,13 @@ class BatchNorm2d(_BatchNorm):
     """Batch norm of ``[N, C, H, W]`` images (after a ``Conv2d``)."""
 
     expected_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm of ``[N, C, D, H, W]`` volumes (after a ``Conv3d``): each channel's
+    mean and variance over the batch and every position of the volume."""
+
+    expected_dims = (5,)
 
 
 class LayerNorm(Module):

@@ -1,4 +1,4 @@
-"""Pooling layers: ``MaxPool2d``, ``AvgPool2d`` (and 1-D forms), ``AdaptiveAvgPool2d``."""
+"""Pooling layers: ``MaxPool2d``, ``AvgPool2d`` (and 1-D, 3-D forms), ``AdaptiveAvgPool2d``."""
 
 from __future__ import annotations
 
@@ -59,6 +59,22 @@ class AvgPool1d(AvgPool2d):
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)  # fmt: skip
+
+
+class MaxPool3d(MaxPool2d):
+    """The largest value of each ``kernel_size`` box of a ``[N, C, D, H, W]`` volume."""
+
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)  # fmt: skip
+
+
+class AvgPool3d(AvgPool2d):
+    """The mean of each ``kernel_size`` box of a ``[N, C, D, H, W]`` volume."""
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)  # fmt: skip
 
 
 class AdaptiveAvgPool2d(Module):

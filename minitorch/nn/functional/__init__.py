@@ -7,7 +7,7 @@ weights and call these).
 | ``activation.py``   | ``relu``, ``leaky_relu``, ``gelu``, ``softmax``, ...         |
 | ``activation_family.py`` | ``hardtanh``, ``elu``, ``selu``, ``softplus``, ``prelu``, ``glu``, ... |
 | ``linear.py``       | ``linear``, ``dropout``, ``embedding``, ``one_hot``          |
-| ``conv.py``         | ``conv1d``, ``conv2d``, ``unfold``, ``fold``, ``pad``        |
+| ``conv.py``         | ``conv1d``, ``conv2d``, ``conv3d``, ``unfold``, ``fold``, ``pad`` |
 | ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
 | ``channel_dropout.py`` | ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` |
 | ``adaptive_pooling.py`` | ``adaptive_avg_pool1d/3d``, ``adaptive_max_pool1d/2d/3d`` (any output size) |
@@ -21,7 +21,7 @@ weights and call these).
 | ``padding_modes.py`` | ``pad``'s reflect, replicate and circular modes             |
 | ``embedding_bag.py`` | ``embedding_bag``                                          |
 | ``interpolate.py``  | ``interpolate``, ``upsample``, ``pixel_shuffle``, ``pixel_unshuffle`` |
-| ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D forms, ``ceil_mode``) |
+| ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D, 3-D forms, ``ceil_mode``) |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
 | ``sample_normalization.py`` | ``group_norm``, ``instance_norm``, ``rms_norm``, ``normalize``, ... |
 | ``attention.py``    | ``scaled_dot_product_attention``                             |
@@ -84,7 +84,7 @@ from minitorch.nn.functional.channel_dropout import (
     feature_alpha_dropout,
 )
 from minitorch.nn.functional.channel_shuffle import channel_shuffle, native_channel_shuffle
-from minitorch.nn.functional.conv import conv1d, conv2d, fold, pad, unfold
+from minitorch.nn.functional.conv import conv1d, conv2d, conv3d, fold, pad, unfold
 from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d
 from minitorch.nn.functional.distance import cosine_similarity, pairwise_distance, pdist
 from minitorch.nn.functional.embedding_bag import embedding_bag
@@ -133,10 +133,13 @@ from minitorch.nn.functional.pooling import (
     adaptive_avg_pool2d,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     max_pool1d,
     max_pool1d_with_indices,
     max_pool2d,
     max_pool2d_with_indices,
+    max_pool3d,
+    max_pool3d_with_indices,
 )
 from minitorch.nn.functional.regression_loss import (
     gaussian_nll_loss,
@@ -179,4 +182,5 @@ __all__ = [
     "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
     "max_unpool1d", "max_unpool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+    "conv3d", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
 ]  # fmt: skip

@@ -13,7 +13,11 @@ A convolution is then one batched matmul with the weight viewed as ``[O, C*kh*kw
 Its backward needs nothing new: the matmul's backward, then ``unfold``'s (``fold``: every
 column entry is added back to the pixel it was read from).
 
-This file only reads PyTorch's arguments (ints or pairs, ``'same'``/``'valid'``), checks
+``conv3d`` is the same code one dimension up (``_convolution``): a volume
+``[N, C, D, H, W]`` unfolds into ``[N, C*kd*kh*kw, OD*OH*OW]`` and the weight views as
+``[O, C*kd*kh*kw]``.
+
+This file only reads PyTorch's arguments (ints or tuples, ``'same'``/``'valid'``), checks
 them with PyTorch's errors, and composes ops.
 """
 
@@ -30,17 +34,28 @@ from minitorch.ops.common import require_tensor
 from minitorch.ops.pad import constant_pad
 
 
-def pair(value: Any, name: str = "value") -> tuple[int, int]:
-    """``3 -> (3, 3)``; ``(3, 2) -> (3, 2)``; ``[3] -> (3, 3)``."""
+def ntuple(value: Any, dims: int, name: str = "value") -> tuple[int, ...]:
+    """One int per spatial dimension: ``3 -> (3, 3, 3)`` for ``dims = 3``; ``(3, 2, 1)``
+    stays; ``[3] -> (3, 3, 3)``. Any other length is PyTorch's error."""
     values = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
-        raise TypeError(f"{name} must be an int or a pair of ints, but got {value!r}")
-    if len(values) not in (1, 2):
+        raise TypeError(f"{name} must be an int or a tuple of {dims} ints, but got {value!r}")
+    if len(values) not in (1, dims):
         raise RuntimeError(
-            f"expected {name} to be a single integer value or a list of 2 values to match the "
-            f"convolution dimensions, but got {name}={list(values)}"
+            f"expected {name} to be a single integer value or a list of {dims} values to match "
+            f"the convolution dimensions, but got {name}={list(values)}"
         )
-    return (int(values[0]), int(values[-1]))
+    return tuple(int(v) for v in values) if len(values) == dims else (int(values[0]),) * dims
+
+
+def pair(value: Any, name: str = "value") -> tuple[int, int]:
+    """``3 -> (3, 3)``; ``(3, 2) -> (3, 2)``; ``[3] -> (3, 3)``."""
+    return ntuple(value, 2, name)  # type: ignore[return-value]
+
+
+def triple(value: Any, name: str = "value") -> tuple[int, int, int]:
+    """``3 -> (3, 3, 3)``; ``(3, 2, 1) -> (3, 2, 1)``; ``[3] -> (3, 3, 3)``."""
+    return ntuple(value, 3, name)  # type: ignore[return-value]
 
 
 def single(value: Any, name: str) -> int:
@@ -54,16 +69,22 @@ def single(value: Any, name: str) -> int:
     return pair(values[0], name)[0]
 
 
-def _as_4d(input: Tensor, name: str) -> tuple[Tensor, bool]:  # noqa: A002
-    """``[N, C, H, W]`` (an unbatched ``[C, H, W]`` gets a batch of 1)."""
-    if input.ndim == 3:
+def batched(input: Tensor, dims: int, name: str) -> tuple[Tensor, bool]:  # noqa: A002
+    """``[N, C, *spatial]`` with ``dims`` spatial dimensions (an unbatched
+    ``[C, *spatial]`` gets a batch of 1), and whether it was unbatched."""
+    if input.ndim == dims + 1:
         return input.unsqueeze(0), True
-    if input.ndim != 4:
+    if input.ndim != dims + 2:
         raise RuntimeError(
-            f"{name}: Expected 3D (unbatched) or 4D (batched) input, but got input of size: "
-            f"{list(input.shape)}"
+            f"{name}: Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input, but got "
+            f"input of size: {list(input.shape)}"
         )
     return input, False
+
+
+def _as_4d(input: Tensor, name: str) -> tuple[Tensor, bool]:  # noqa: A002
+    """``[N, C, H, W]`` (an unbatched ``[C, H, W]`` gets a batch of 1)."""
+    return batched(input, 2, name)
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:  # noqa: A002
@@ -93,31 +114,33 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
 
 
 def _padding_widths(padding: Any, kernel: tuple, dilation: tuple, stride: tuple) -> tuple:
-    """``((top, bottom), (left, right))``: ``'valid'`` is no padding; ``'same'`` pads a
-    total of ``dilation * (kernel - 1)`` per dimension so the output keeps the input's
-    size, the odd cell (an even kernel) at the end, as PyTorch does."""
+    """``(before, after)`` per spatial dimension: ``'valid'`` is no padding; ``'same'``
+    pads a total of ``dilation * (kernel - 1)`` per dimension so the output keeps the
+    input's size, the odd cell (an even kernel) at the end, as PyTorch does."""
+    dims = len(kernel)
     if not isinstance(padding, str):
-        ph, pw = pair(padding, "padding")
-        return ((ph, ph), (pw, pw))
+        return tuple((p, p) for p in ntuple(padding, dims, "padding"))
     if padding == "valid":
-        return ((0, 0), (0, 0))
+        return ((0, 0),) * dims
     if padding != "same":
         raise RuntimeError(f"Invalid padding string: {padding!r}, should be 'valid' or 'same'")
-    if stride != (1, 1):
+    if stride != (1,) * dims:
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
     return tuple((t // 2, t - t // 2) for t in totals)
 
 
-def _check_weight_and_bias(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int) -> None:
-    """PyTorch's checks of a ``[O, C / groups, kh, kw]`` weight against the input, the
+def _check_weight_and_bias(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
+                           name: str = "conv2d") -> None:  # fmt: skip
+    """PyTorch's checks of a ``[O, C / groups, *kernel]`` weight against the input, the
     groups and the bias."""
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)):
-        raise TypeError(f"conv2d(): argument 'groups' must be int, not {type(groups).__name__}")
+        raise TypeError(f"{name}(): argument 'groups' must be int, not {type(groups).__name__}")
     if groups < 1:
         raise RuntimeError("non-positive groups is not supported")
-    if weight.ndim != 4:
-        raise RuntimeError(f"conv2d: expected a 4D weight [O, C, kh, kw], got {list(weight.shape)}")
+    if weight.ndim != x.ndim:
+        axes = ", ".join(("O", "C") + ("kd", "kh", "kw")[5 - x.ndim :])
+        raise RuntimeError(f"{name}: expected a {x.ndim}D weight [{axes}], got {list(weight.shape)}")
     if weight.shape[0] < groups or weight.shape[0] % groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be at least {groups} at dimension 0 "
@@ -136,6 +159,39 @@ def _check_weight_and_bias(x: Tensor, weight: Tensor, bias: Tensor | None, group
         )
 
 
+def _convolution(name: str, dims: int, input: Tensor, weight: Tensor, bias: Tensor | None,  # noqa: A002
+                 stride: Any, padding: Any, dilation: Any, groups: Any) -> Tensor:  # fmt: skip
+    """The convolution of ``dims`` spatial dimensions, ``W @ unfold(x)``: the same code
+    for images (``conv2d``) and volumes (``conv3d``), since ``unfold`` takes any number
+    of window dimensions."""
+    require_tensor(name, input)
+    require_tensor(name, weight, "weight", 2)
+    x, unbatched = batched(input, dims, name)
+    _check_weight_and_bias(x, weight, bias, groups, name)
+    out_channels, group_channels = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
+    stride, dilation = ntuple(stride, dims, "stride"), ntuple(dilation, dims, "dilation")
+    widths = _padding_widths(padding, kernel, dilation, stride)
+    if any(a != b for a, b in widths):  # 'same' with an even kernel: pad the extra cell first
+        if min(min(w) for w in widths) < 0:
+            raise RuntimeError("negative padding is not supported")
+        x = constant_pad(x, ((0, 0), (0, 0)) + tuple((0, b - a) for a, b in widths), 0.0)
+    padding = tuple(before for before, _ in widths)
+    im2col.check_window_args(kernel, dilation, padding, stride)
+    grid = im2col.window_grid(tuple(x.shape[2:]), kernel, dilation, padding, stride)
+    cols = im2col.unfold(x, kernel, dilation, padding, stride)  # [N, C*prod(kernel), L]
+    n, per_group, positions = x.shape[0], cols.shape[1] // groups, cols.shape[2]
+    if groups == 1:
+        out = weight.reshape(out_channels, per_group) @ cols  # [N, O, L]
+    else:
+        grouped = cols.reshape(n, groups, per_group, positions)
+        out = weight.reshape(groups, out_channels // groups, per_group) @ grouped  # [N, g, O/g, L]
+    if bias is not None:
+        out = out.reshape(n, out_channels, positions) + bias.reshape(out_channels, 1)
+    out = out.reshape((n, out_channels) + tuple(grid))
+    return out.squeeze(0) if unbatched else out
+
+
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,  # noqa: A002
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     """2-D convolution (cross-correlation, as in PyTorch): ``[N, C, H, W]`` with a weight
@@ -147,32 +203,16 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     channel). The columns ``[N, C*kh*kw, L]`` are already grouped (channel is their
     slowest index), so they view as ``[N, g, C/g*kh*kw, L]``; the weight views as
     ``[g, O/g, C/g*kh*kw]`` and one batched matmul does every group at once."""
-    require_tensor("conv2d", input)
-    require_tensor("conv2d", weight, "weight", 2)
-    x, unbatched = _as_4d(input, "conv2d")
-    _check_weight_and_bias(x, weight, bias, groups)
-    out_channels, group_channels, kh, kw = weight.shape
-    kernel, stride, dilation = (kh, kw), pair(stride, "stride"), pair(dilation, "dilation")
-    widths = _padding_widths(padding, kernel, dilation, stride)
-    if any(a != b for a, b in widths):  # 'same' with an even kernel: pad the extra cell first
-        if min(min(w) for w in widths) < 0:
-            raise RuntimeError("negative padding is not supported")
-        x = constant_pad(x, ((0, 0), (0, 0), (0, widths[0][1] - widths[0][0]),
-                             (0, widths[1][1] - widths[1][0])), 0.0)  # fmt: skip
-    padding = (widths[0][0], widths[1][0])
-    im2col.check_window_args(kernel, dilation, padding, stride)
-    oh, ow = im2col.window_grid(tuple(x.shape[2:]), kernel, dilation, padding, stride)
-    cols = im2col.unfold(x, kernel, dilation, padding, stride)  # [N, C*kh*kw, OH*OW]
-    n, per_group = x.shape[0], group_channels * kh * kw
-    if groups == 1:
-        out = weight.reshape(out_channels, per_group) @ cols  # [N, O, OH*OW]
-    else:
-        grouped = cols.reshape(n, groups, per_group, oh * ow)
-        out = weight.reshape(groups, out_channels // groups, per_group) @ grouped  # [N, g, O/g, L]
-    if bias is not None:
-        out = out.reshape(n, out_channels, oh * ow) + bias.reshape(out_channels, 1)
-    out = out.reshape(n, out_channels, oh, ow)
-    return out.squeeze(0) if unbatched else out
+    return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,  # noqa: A002
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    """3-D convolution, for volumes (video frames, medical scans): ``[N, C, D, H, W]``
+    with a weight ``[O, C / groups, kd, kh, kw]`` gives ``[N, O, OD, OH, OW]``. The same
+    computation as ``conv2d`` one dimension up: the windows are ``kd x kh x kw`` boxes,
+    unfolded into columns ``[N, C*kd*kh*kw, OD*OH*OW]``, then one matmul."""
+    return _convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,  # noqa: A002

@@ -1,4 +1,5 @@
-"""Pooling: the largest (``max_pool2d``) or the average (``avg_pool2d``) of each window.
+"""Pooling: the largest (``max_pool2d``) or the average (``avg_pool2d``) of each window,
+of images (2-D) and, by the same code, of volumes (``max_pool3d``, ``avg_pool3d``).
 
 The windows are found exactly as for convolution (``unfold``, ``minitorch/ops/im2col.py``),
 with each channel treated as an image of its own: ``[N, C, H, W]`` is viewed as ``[N*C, 1, H, W]``,
@@ -14,17 +15,18 @@ from typing import Any
 from minitorch import creation, dtypes
 from minitorch._tensor import Tensor
 from minitorch.nn.functional import adaptive_pooling
-from minitorch.nn.functional.conv import _as_4d, pair, single
+from minitorch.nn.functional.conv import _as_4d, batched, ntuple, pair, single
 from minitorch.ops import im2col
 from minitorch.ops.shape import cat
 
 
-def _pool_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any) -> tuple:
-    """``(kernel, stride, padding, dilation)`` as pairs, checked with PyTorch's rules
-    (``stride`` defaults to ``kernel_size``: windows side by side)."""
-    kernel = pair(kernel_size, "kernel_size")
-    stride = kernel if stride is None or stride == [] or stride == () else pair(stride, "stride")
-    padding, dilation = pair(padding, "padding"), pair(dilation, "dilation")
+def _pool_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any, dims: int = 2) -> tuple:
+    """``(kernel, stride, padding, dilation)``, one int per spatial dimension, checked
+    with PyTorch's rules (``stride`` defaults to ``kernel_size``: windows side by side)."""
+    kernel = ntuple(kernel_size, dims, "kernel_size")
+    empty = stride is None or stride == [] or stride == ()
+    stride = kernel if empty else ntuple(stride, dims, "stride")
+    padding, dilation = ntuple(padding, dims, "padding"), ntuple(dilation, dims, "dilation")
     im2col.check_window_args(kernel, dilation, padding, stride)
     for k, p in zip(kernel, padding):
         if p > k // 2:
@@ -38,26 +40,28 @@ def _check_planes(x: Tensor, name: str) -> None:
     """Pooling needs something to pool: only the batch may be empty (PyTorch's rule)."""
     if 0 in x.shape[1:]:
         raise RuntimeError(
-            f"{name}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
-            f"input, but got: {list(x.shape)}"
+            f"{name}: Expected {x.ndim - 1}D or {x.ndim}D (batch mode) tensor with optional 0 dim "
+            f"batch size for input, but got: {list(x.shape)}"
         )
 
 
 def _windows_per_channel(x: Tensor, kernel: tuple, stride: tuple, padding: tuple,
                          dilation: tuple, pad_value: float) -> tuple[Tensor, tuple]:  # fmt: skip
-    """``[N*C, kh*kw, L]`` windows of each channel, and the output shape ``[N, C, OH, OW]``."""
-    n, c, h, w = x.shape
-    oh, ow = im2col.window_grid((h, w), kernel, dilation, padding, stride)
-    planes = x.reshape(n * c, 1, h, w)
-    return im2col.unfold(planes, kernel, dilation, padding, stride, pad_value), (n, c, oh, ow)
+    """``[N*C, prod(kernel), L]`` windows of each channel, and the output shape
+    ``[N, C, *grid]`` (``[N, C, OH, OW]`` for an image)."""
+    n, c, size = x.shape[0], x.shape[1], tuple(x.shape[2:])
+    grid = im2col.window_grid(size, kernel, dilation, padding, stride)
+    planes = x.reshape((n * c, 1) + size)
+    return im2col.unfold(planes, kernel, dilation, padding, stride, pad_value), (n, c) + tuple(grid)
 
 
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
-               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
-    """The largest value in each window (padding counts as ``-inf``)."""
-    x, unbatched = _as_4d(input, "max_pool2d")
-    _check_planes(x, "max_pool2d")
-    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation)
+def _max_pool(name: str, dims: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,  # noqa: A002
+              dilation: Any, ceil_mode: bool, return_indices: bool) -> Any:  # fmt: skip
+    """The largest value in each window (padding counts as ``-inf``), for ``dims``
+    spatial dimensions: images (``max_pool2d``) and volumes (``max_pool3d``)."""
+    x, unbatched = batched(input, dims, name)
+    _check_planes(x, name)
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation, dims)
     size = tuple(x.shape[2:])
     if ceil_mode:
         x = _extended_for_ceil_mode(x, kernel, stride, padding, dilation)
@@ -69,6 +73,28 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         return out
     indices = _flat_indices(where, shape, size, kernel, stride, padding, dilation)
     return out, (indices.squeeze(0) if unbatched else indices)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    """The largest value in each window of an image (padding counts as ``-inf``)."""
+    return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)  # fmt: skip
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    """The largest value in each ``kd x kh x kw`` box of a volume ``[N, C, D, H, W]``;
+    the indices are flat positions ``(d * H + h) * W + w`` in the input volume."""
+    return _max_pool("max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                     return_indices)  # fmt: skip
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple:  # fmt: skip
+    """``max_pool3d(..., return_indices=True)``: the values and their flat positions."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def _ceil_mode_extra(size: tuple, kernel: tuple, stride: tuple, padding: tuple,
@@ -109,19 +135,30 @@ def _extended_for_ceil_mode(x: Tensor, kernel: tuple, stride: tuple, padding: tu
 
 def _flat_indices(where: Tensor, shape: tuple, size: tuple, kernel: tuple, stride: tuple,
                   padding: tuple, dilation: tuple) -> Tensor:  # fmt: skip
-    """PyTorch's pooling indices: the position ``h * W + w`` in the input plane."""
-    n, c, oh, ow = shape
+    """PyTorch's pooling indices: the flat position in the input plane (``h * W + w``,
+    or ``(d * H + h) * W + w`` in a volume). ``where`` counts through the window in
+    row-major order, so its last kernel axis is ``where % kw``, the one before
+    ``(where // kw) % kh``, and so on; window ``g`` starts at ``g * stride - padding``."""
+    dims = len(kernel)
     where = where.reshape(shape)
-    i, j = where // kernel[1], where % kernel[1]
-    rows = creation.arange(oh, device=where.device).reshape(oh, 1) * stride[0] - padding[0]
-    cols = creation.arange(ow, device=where.device).reshape(1, ow) * stride[1] - padding[1]
-    return (rows + i * dilation[0]) * size[1] + cols + j * dilation[1]
+    flat: Any = 0
+    for d in range(dims - 1, -1, -1):
+        offset = where % kernel[d]
+        where = where // kernel[d]
+        view = [1] * dims
+        view[d] = shape[2 + d]
+        starts = creation.arange(shape[2 + d], device=where.device).reshape(view) * stride[d] - padding[d]
+        cells = 1
+        for later in size[d + 1 :]:
+            cells *= later
+        flat = flat + (starts + offset * dilation[d]) * cells
+    return flat
 
 
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
-               ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: int | None = None) -> Tensor:  # fmt: skip
-    """The mean of each window: its sum over its count, PyTorch's way.
+def _avg_pool(name: str, dims: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any,  # noqa: A002
+              ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Tensor:  # fmt: skip
+    """The mean of each window: its sum over its count, PyTorch's way, for ``dims``
+    spatial dimensions (``avg_pool2d``, ``avg_pool3d``).
 
     The count is the window's cells inside the padded input (``count_include_pad=True``)
     or inside the input itself (``False``); with ``ceil_mode=True`` the last window may
@@ -130,18 +167,19 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     plane of ones where cells count, zeros elsewhere, is pooled alike to give the counts.
     Integer inputs divide and truncate toward zero, as PyTorch does.
     """
-    x, unbatched = _as_4d(input, "avg_pool2d")
-    _check_planes(x, "avg_pool2d")
-    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, 1)
+    x, unbatched = batched(input, dims, name)
+    _check_planes(x, name)
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, 1, dims)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    size = tuple(x.shape[2:])
-    extra = _ceil_mode_extra(size, kernel, stride, padding, dilation) if ceil_mode else (0, 0)
+    size, none = tuple(x.shape[2:]), (0,) * dims
+    extra = _ceil_mode_extra(size, kernel, stride, padding, dilation) if ceil_mode else none
     after = tuple(p + e for p, e in zip(padding, extra))
     padded = _padded(x, padding, after, 0)
-    oh, ow = im2col.window_grid(tuple(padded.shape[2:]), kernel, dilation, (0, 0), stride)
+    grid = im2col.window_grid(tuple(padded.shape[2:]), kernel, dilation, none, stride)
     n, c = x.shape[:2]
-    cols = im2col.unfold(padded.reshape(n * c, 1, *padded.shape[2:]), kernel, dilation, (0, 0), stride)
+    cols = im2col.unfold(padded.reshape((n * c, 1) + tuple(padded.shape[2:])), kernel, dilation,
+                         none, stride)  # fmt: skip
     sums = cols.sum(1)  # [N*C, L]
     integer = not x.dtype.is_floating_point
     if divisor_override:
@@ -149,11 +187,27 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     else:
         ones = creation.ones((1, 1) + size, dtype=x.dtype, device=x.device)
         mask = _padded(ones, padding, padding, 1 if count_include_pad else 0)
-        mask = _padded(mask, (0, 0), extra, 0)
-        counts = im2col.unfold(mask, kernel, dilation, (0, 0), stride).sum(1)  # [1, L]
+        mask = _padded(mask, none, extra, 0)
+        counts = im2col.unfold(mask, kernel, dilation, none, stride).sum(1)  # [1, L]
     out = sums.div(counts, rounding_mode="trunc") if integer else sums / counts
-    out = out.reshape(n, c, oh, ow)
+    out = out.reshape((n, c) + tuple(grid))
     return out.squeeze(0) if unbatched else out
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    """The mean of each window of an image (``_avg_pool`` says how it is counted)."""
+    return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)  # fmt: skip
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    """The mean of each ``kd x kh x kw`` box of a volume ``[N, C, D, H, W]``."""
+    return _avg_pool("avg_pool3d", 3, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)  # fmt: skip
 
 
 def _as_2d_pool(input: Tensor, name: str) -> Tensor:  # noqa: A002
