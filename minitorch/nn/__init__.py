@@ -8,7 +8,7 @@
 | ``activation.py``    | ``ReLU``, ``LeakyReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``Softmax``, ...  |
 | ``activation_family.py`` | ``Hardtanh``, ``ELU``, ``SELU``, ``Softplus``, ``PReLU``, ``GLU``, ... |
 | ``conv.py``          | ``Conv1d``, ``Conv2d``, ``Conv3d`` (with groups: grouped and depthwise) |
-| ``conv_transpose.py`` | ``ConvTranspose1d``, ``ConvTranspose2d``                   |
+| ``conv_transpose.py`` | ``ConvTranspose1d/2d/3d``                                  |
 | ``pooling.py``       | ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``                    |
 | ``normalization.py`` | ``BatchNorm1d/2d/3d``, ``LayerNorm``                        |
 | ``sample_normalization.py`` | ``GroupNorm``, ``InstanceNorm1d/2d/3d``, ``RMSNorm``, ``LocalResponseNorm`` |
@@ -16,8 +16,8 @@
 | ``fold.py``          | ``Unfold``, ``Fold`` (im2col, col2im)                       |
 | ``dropout.py``       | ``Dropout``                                                 |
 | ``adaptive_pooling.py`` | ``AdaptiveAvgPool1d/3d``, ``AdaptiveMaxPool1d/2d/3d``    |
-| ``lp_pooling.py``    | ``LPPool1d``, ``LPPool2d``                                  |
-| ``max_unpooling.py`` | ``MaxUnpool1d``, ``MaxUnpool2d``                           |
+| ``lp_pooling.py``    | ``LPPool1d/2d/3d``                                          |
+| ``max_unpooling.py`` | ``MaxUnpool1d/2d/3d``                                      |
 | ``bilinear.py``      | ``Bilinear``                                                |
 | ``distance.py``      | ``CosineSimilarity``, ``PairwiseDistance``                  |
 | ``channel_shuffle.py`` | ``ChannelShuffle``                                        |
@@ -74,7 +74,7 @@ from minitorch.nn.bilinear import Bilinear
 from minitorch.nn.channel_shuffle import ChannelShuffle
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv1d, Conv2d, Conv3d
-from minitorch.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d
+from minitorch.nn.conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from minitorch.nn.distance import CosineSimilarity, PairwiseDistance
 from minitorch.nn.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from minitorch.nn.embedding import Embedding
@@ -82,7 +82,7 @@ from minitorch.nn.embedding_bag import EmbeddingBag
 from minitorch.nn.fold import Fold, Unfold
 from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
 from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
-from minitorch.nn.lp_pooling import LPPool1d, LPPool2d
+from minitorch.nn.lp_pooling import LPPool1d, LPPool2d, LPPool3d
 from minitorch.nn.margin_loss import (
     CosineEmbeddingLoss,
     HingeEmbeddingLoss,
@@ -94,7 +94,7 @@ from minitorch.nn.margin_loss import (
     TripletMarginLoss,
     TripletMarginWithDistanceLoss,
 )
-from minitorch.nn.max_unpooling import MaxUnpool1d, MaxUnpool2d
+from minitorch.nn.max_unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 from minitorch.nn.module import Buffer, Module, Parameter
 from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from minitorch.nn.padding import (
@@ -172,6 +172,7 @@ __all__ = [
     "Mish", "PReLU", "RReLU", "ReLU6", "SELU", "Softmax2d", "Softmin", "Softplus", "Softshrink",
     "Softsign", "Tanhshrink", "Threshold",
     "ConvTranspose1d", "ConvTranspose2d", "Conv3d", "MaxPool3d", "AvgPool3d", "BatchNorm3d",
+    "ConvTranspose3d", "LPPool3d", "MaxUnpool3d",
     "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "RMSNorm",
     "GaussianNLLLoss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "SmoothL1Loss",
     "CosineEmbeddingLoss", "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss",

@@ -1,4 +1,4 @@
-"""``ConvTranspose1d`` and ``ConvTranspose2d``: the learned upsampling layers (the
+"""``ConvTranspose1d``, ``ConvTranspose2d`` and ``ConvTranspose3d``: the learned upsampling layers (the
 computation is in ``functional/conv_transpose.py``: ``W^T @ x``, then ``fold``).
 
 The weight is ``[in, out / groups, *kernel_size]``, the transpose of a convolution's,
@@ -65,6 +65,18 @@ class ConvTranspose2d(_ConvTransposeNd):
         self._check_input(input)
         extra = self._output_padding(input, output_size)
         return T.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, extra,
+                                  self.groups, self.dilation)  # fmt: skip
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """``[N, C_in, D, H, W] -> [N, C_out, OD, OH, OW]``, each size as ``ConvTranspose2d``'s."""
+
+    dims = 3
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
+        self._check_input(input)
+        extra = self._output_padding(input, output_size)
+        return T.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, extra,
                                   self.groups, self.dilation)  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""``LPPool1d`` and ``LPPool2d``: ``F.lp_pool1d/2d`` (``(sum x^p)^(1/p)`` per window) as layers."""
+"""``LPPool1d``, ``LPPool2d`` and ``LPPool3d``: ``F.lp_pool1d/2d/3d`` (``(sum x^p)^(1/p)``
+per window) as layers."""
 
 from __future__ import annotations
 
@@ -35,3 +36,7 @@ class LPPool2d(Module):
 
 class LPPool1d(LPPool2d):
     function = "lp_pool1d"
+
+
+class LPPool3d(LPPool2d):
+    function = "lp_pool3d"

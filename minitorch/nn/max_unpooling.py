@@ -1,4 +1,4 @@
-"""``MaxUnpool1d`` and ``MaxUnpool2d``: ``F.max_unpool1d/2d`` as layers (the values of a
+"""``MaxUnpool1d``, ``MaxUnpool2d`` and ``MaxUnpool3d``: ``F.max_unpool1d/2d/3d`` as layers (the values of a
 max pooling put back where its indices say, zeros elsewhere)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.nn.functional import max_unpooling
-from minitorch.nn.functional.conv import pair, single
+from minitorch.nn.functional.conv import pair, single, triple
 from minitorch.nn.module import Module
 
 
@@ -38,5 +38,16 @@ class MaxUnpool1d(MaxUnpool2d):
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
         return max_unpooling.max_unpool1d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
+class MaxUnpool3d(MaxUnpool2d):
+    @staticmethod
+    def _as_tuple(value: Any, name: str) -> tuple:
+        return triple(value, name)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
+        return max_unpooling.max_unpool3d(
             input, indices, self.kernel_size, self.stride, self.padding, output_size
         )

@@ -8,11 +8,12 @@ weights and call these).
 | ``activation_family.py`` | ``hardtanh``, ``elu``, ``selu``, ``softplus``, ``prelu``, ``glu``, ... |
 | ``linear.py``       | ``linear``, ``dropout``, ``embedding``, ``one_hot``          |
 | ``conv.py``         | ``conv1d``, ``conv2d``, ``conv3d``, ``unfold``, ``fold``, ``pad`` |
-| ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``                 |
+| ``conv_transpose.py`` | ``conv_transpose1d``, ``conv_transpose2d``, ``conv_transpose3d`` |
 | ``channel_dropout.py`` | ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` |
 | ``adaptive_pooling.py`` | ``adaptive_avg_pool1d/3d``, ``adaptive_max_pool1d/2d/3d`` (any output size) |
-| ``lp_pooling.py``   | ``lp_pool1d``, ``lp_pool2d``                                 |
-| ``max_unpooling.py`` | ``max_unpool1d``, ``max_unpool2d``                          |
+| ``lp_pooling.py``   | ``lp_pool1d``, ``lp_pool2d``, ``lp_pool3d``                  |
+| ``max_unpooling.py`` | ``max_unpool1d``, ``max_unpool2d``, ``max_unpool3d``         |
+| ``affine_grid.py``  | ``affine_grid`` (a spatial transformer's sampling grid)      |
 | ``distance.py``     | ``cosine_similarity``, ``pairwise_distance``, ``pdist``      |
 | ``bilinear.py``     | ``bilinear``                                               |
 | ``channel_shuffle.py`` | ``channel_shuffle``                                     |
@@ -73,6 +74,7 @@ from minitorch.nn.functional.adaptive_pooling import (
     adaptive_max_pool3d,
     adaptive_max_pool3d_with_indices,
 )
+from minitorch.nn.functional.affine_grid import affine_grid
 from minitorch.nn.functional.attention import scaled_dot_product_attention
 from minitorch.nn.functional.bilinear import bilinear
 from minitorch.nn.functional.binary_loss import binary_cross_entropy, binary_cross_entropy_with_logits
@@ -85,7 +87,7 @@ from minitorch.nn.functional.channel_dropout import (
 )
 from minitorch.nn.functional.channel_shuffle import channel_shuffle, native_channel_shuffle
 from minitorch.nn.functional.conv import conv1d, conv2d, conv3d, fold, pad, unfold
-from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d
+from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
 from minitorch.nn.functional.distance import cosine_similarity, pairwise_distance, pdist
 from minitorch.nn.functional.embedding_bag import embedding_bag
 from minitorch.nn.functional.gumbel_softmax import gumbel_softmax
@@ -114,7 +116,7 @@ from minitorch.nn.functional.loss import (
     mse_loss,
     nll_loss,
 )
-from minitorch.nn.functional.lp_pooling import lp_pool1d, lp_pool2d
+from minitorch.nn.functional.lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d
 from minitorch.nn.functional.margin_loss import (
     cosine_embedding_loss,
     hinge_embedding_loss,
@@ -126,7 +128,7 @@ from minitorch.nn.functional.margin_loss import (
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
-from minitorch.nn.functional.max_unpooling import max_unpool1d, max_unpool2d
+from minitorch.nn.functional.max_unpooling import max_unpool1d, max_unpool2d, max_unpool3d
 from minitorch.nn.functional.multi_head_attention import multi_head_attention_forward
 from minitorch.nn.functional.normalization import batch_norm, layer_norm
 from minitorch.nn.functional.pooling import (
@@ -183,4 +185,5 @@ __all__ = [
     "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
     "max_unpool1d", "max_unpool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
     "conv3d", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
+    "lp_pool3d", "max_unpool3d", "conv_transpose3d", "affine_grid",
 ]  # fmt: skip

@@ -20,6 +20,9 @@ so the inverse needs to be told which one to produce). The output size is::
 
     (H - 1) * stride - 2 * padding + dilation * (kh - 1) + output_padding + 1
 
+A volume (``conv_transpose3d``) is the same code with three window dimensions: each
+input cell paints a ``kd x kh x kw`` box.
+
 Groups split the channels as in ``conv2d``: group ``i``'s input channels paint group
 ``i``'s output channels only. Everything is a matmul, ``fold`` and slicing, so autograd
 provides the backward (which is an ordinary convolution).
@@ -32,21 +35,21 @@ from typing import Any
 import numpy as np
 
 from minitorch._tensor import Tensor
-from minitorch.nn.functional.conv import pair, single
+from minitorch.nn.functional.conv import batched, ntuple, single
 from minitorch.ops import im2col
 from minitorch.ops.common import require_tensor
 from minitorch.ops.pad import constant_pad
 
 
-def _check(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int) -> None:
-    """PyTorch's checks of a ``[C_in, C_out / groups, kh, kw]`` weight."""
+def _check(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int, name: str) -> None:
+    """PyTorch's checks of a ``[C_in, C_out / groups, *kernel]`` weight."""
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)):
-        raise TypeError(f"conv_transpose2d(): argument 'groups' must be int, not {type(groups).__name__}")
+        raise TypeError(f"{name}(): argument 'groups' must be int, not {type(groups).__name__}")
     if groups < 1:
         raise RuntimeError("non-positive groups is not supported")
-    if weight.ndim != 4:
-        raise RuntimeError(f"conv_transpose2d: expected a 4D weight [C_in, C_out/groups, kh, kw], "
-                           f"got {list(weight.shape)}")  # fmt: skip
+    if weight.ndim != x.ndim:
+        axes = ", ".join(("C_in", "C_out/groups") + ("kd", "kh", "kw")[5 - x.ndim :])
+        raise RuntimeError(f"{name}: expected a {x.ndim}D weight [{axes}], got {list(weight.shape)}")
     if x.shape[1] != weight.shape[0] or weight.shape[0] % groups:
         raise RuntimeError(
             f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
@@ -61,50 +64,77 @@ def _check(x: Tensor, weight: Tensor, bias: Tensor | None, groups: int) -> None:
         )
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,  # noqa: A002
-                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
-                     dilation: Any = 1) -> Tensor:  # fmt: skip
-    """``[N, C_in, H, W]`` with a weight ``[C_in, C_out / groups, kh, kw]`` gives
-    ``[N, C_out, OH, OW]``: every input pixel adds a kernel-weighted patch to the output."""
-    require_tensor("conv_transpose2d", input)
-    require_tensor("conv_transpose2d", weight, "weight", 2)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"conv_transpose2d: Expected 3D (unbatched) or 4D (batched) input, "
-                           f"but got input of size: {list(input.shape)}")  # fmt: skip
-    unbatched = input.ndim == 3
-    x = input.unsqueeze(0) if unbatched else input
-    _check(x, weight, bias, groups)
-    stride, padding = pair(stride, "stride"), pair(padding, "padding")
-    extra, dilation = pair(output_padding, "output_padding"), pair(dilation, "dilation")
-    in_channels, group_out, kh, kw = weight.shape
-    kernel = (kh, kw)
+def _product(values: tuple) -> int:
+    total = 1
+    for v in values:
+        total *= v
+    return total
+
+
+def _transposed(name: str, dims: int, input: Tensor, weight: Tensor, bias: Tensor | None,  # noqa: A002
+                stride: Any, padding: Any, output_padding: Any, groups: Any,
+                dilation: Any) -> Tensor:  # fmt: skip
+    """The transposed convolution of ``dims`` spatial dimensions: the same code for
+    images (``conv_transpose2d``) and volumes (``conv_transpose3d``), since ``fold``
+    takes any number of window dimensions."""
+    require_tensor(name, input)
+    require_tensor(name, weight, "weight", 2)
+    x, unbatched = batched(input, dims, name)
+    _check(x, weight, bias, groups, name)
+    stride, padding = ntuple(stride, dims, "stride"), ntuple(padding, dims, "padding")
+    extra = ntuple(output_padding, dims, "output_padding")
+    dilation = ntuple(dilation, dims, "dilation")
+    in_channels, group_out = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
     im2col.check_window_args(kernel, dilation, padding, stride)
     if any(e < 0 or (e >= s and e >= d) for e, s, d in zip(extra, stride, dilation)):
         raise RuntimeError(
             f"output padding must be smaller than either stride or dilation, but got "
             f"output_padding={extra}, stride={stride}, dilation={dilation}"
         )
-    n, _, h, w = x.shape
-    full = tuple((size - 1) * s + d * (k - 1) + 1 for size, s, d, k in zip((h, w), stride, dilation, kernel))
+    n, spatial = x.shape[0], tuple(x.shape[2:])
+    full = tuple((size - 1) * s + d * (k - 1) + 1 for size, s, d, k in zip(spatial, stride, dilation, kernel))
     out_size = tuple(f - 2 * p + e for f, p, e in zip(full, padding, extra))
     if min(out_size) <= 0:
         raise RuntimeError(
-            f"Given input size per channel: ({h} x {w}), calculated output size per channel: "
-            f"({out_size[0]} x {out_size[1]}). Output size is too small"
+            f"Given input size per channel: ({' x '.join(map(str, spatial))}), calculated output "
+            f"size per channel: ({' x '.join(map(str, out_size))}). Output size is too small"
         )
-    # cols = W^T @ x, group by group: [g, C_out/g*kh*kw, C_in/g] @ [N, g, C_in/g, H*W]
-    w_t = weight.reshape(groups, in_channels // groups, group_out * kh * kw).transpose(1, 2)
-    cols = w_t @ x.reshape(n, groups, in_channels // groups, h * w)
-    cols = cols.reshape(n, groups * group_out * kh * kw, h * w)
-    image = im2col.fold(cols, full, kernel, dilation, (0, 0), stride)  # [N, C_out, *full]
+    # cols = W^T @ x, group by group: [g, C_out/g*prod(k), C_in/g] @ [N, g, C_in/g, prod(spatial)]
+    per_window = group_out * _product(kernel)
+    w_t = weight.reshape(groups, in_channels // groups, per_window).transpose(1, 2)
+    cols = w_t @ x.reshape(n, groups, in_channels // groups, _product(spatial))
+    cols = cols.reshape(n, groups * per_window, _product(spatial))
+    image = im2col.fold(cols, full, kernel, dilation, (0,) * dims, stride)  # [N, C_out, *full]
     # crop `padding` from each border; output_padding cells past the image's end are zeros
     beyond = tuple(max(0, p + o - f) for p, o, f in zip(padding, out_size, full))
     if any(beyond):
-        image = constant_pad(image, ((0, 0), (0, 0), (0, beyond[0]), (0, beyond[1])), 0.0)
-    out = image[:, :, padding[0] : padding[0] + out_size[0], padding[1] : padding[1] + out_size[1]]
+        image = constant_pad(image, ((0, 0), (0, 0)) + tuple((0, b) for b in beyond), 0.0)
+    out = image
+    for d in range(dims):
+        out = out.narrow(2 + d, padding[d], out_size[d])
     if bias is not None:
-        out = out + bias.reshape(groups * group_out, 1, 1)
+        out = out + bias.reshape((groups * group_out,) + (1,) * dims)
     return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,  # noqa: A002
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """``[N, C_in, H, W]`` with a weight ``[C_in, C_out / groups, kh, kw]`` gives
+    ``[N, C_out, OH, OW]``: every input pixel adds a kernel-weighted patch to the output."""
+    return _transposed("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding,
+                       groups, dilation)  # fmt: skip
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,  # noqa: A002
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:  # fmt: skip
+    """``[N, C_in, D, H, W]`` with a weight ``[C_in, C_out / groups, kd, kh, kw]`` gives
+    ``[N, C_out, OD, OH, OW]``: every input cell adds a kernel-weighted box to the output
+    (a 3-D U-Net's upsampling)."""
+    return _transposed("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding,
+                       groups, dilation)  # fmt: skip
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,  # noqa: A002

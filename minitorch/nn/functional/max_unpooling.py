@@ -1,10 +1,11 @@
-"""``max_unpool1d/2d``: the partial inverse of max pooling (and ``nn.MaxUnpool1d/2d``).
+"""``max_unpool1d/2d/3d``: the partial inverse of max pooling (and ``nn.MaxUnpool1d/2d/3d``).
 
 Max pooling with ``return_indices=True`` says where in the input plane each maximum came
-from (the flat position ``h * W + w``). Unpooling puts each value back at that position of
-a plane of zeros, the size the pooled input had (``(in - 1) * stride - 2 * padding +
-kernel`` per dimension unless ``output_size`` says otherwise): one ``scatter`` per plane;
-the backward reads each value's gradient back from its position (a gather).
+from (the flat position ``h * W + w``, or ``(d * H + h) * W + w`` in a volume). Unpooling
+puts each value back at that position of a plane of zeros, the size the pooled input had
+(``(in - 1) * stride - 2 * padding + kernel`` per dimension unless ``output_size`` says
+otherwise): one ``scatter`` per plane; the backward reads each value's gradient back from
+its position (a gather).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from minitorch import creation
 from minitorch._tensor import Tensor
-from minitorch.nn.functional.conv import pair, single
+from minitorch.nn.functional.conv import pair, single, triple
 from minitorch.ops.common import require_tensor
 
 
@@ -71,3 +72,10 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
     kernel = (single(kernel_size, "kernel_size"),)
     stride = kernel if stride is None else (single(stride, "stride"),)
     return _unpool(input, indices, kernel, stride, (single(padding, "padding"),), output_size, "max_unpool1d")
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:  # fmt: skip
+    kernel = triple(kernel_size, "kernel_size")
+    stride = kernel if stride is None else triple(stride, "stride")
+    return _unpool(input, indices, kernel, stride, triple(padding, "padding"), output_size, "max_unpool3d")
