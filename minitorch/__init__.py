@@ -470,8 +470,10 @@ def _point_unsupported_names_at_the_coverage_page() -> None:
     import sys
 
     from minitorch import unsupported_names
+    from minitorch.utils import data as utils_data
 
-    modules = {"torch": sys.modules[__name__], "torch.nn": nn, "torch.nn.functional": nn.functional}
+    modules = {"torch": sys.modules[__name__], "torch.nn": nn, "torch.nn.functional": nn.functional,
+               "torch.utils.data": utils_data}  # fmt: skip
     unsupported_names.install(modules, Tensor)
 
 

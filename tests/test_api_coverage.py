@@ -55,6 +55,7 @@ def test_the_document_names_its_scope_and_figures():
         (lambda: minitorch.nn, "SyncBatchNorm", "left out"),
         (lambda: minitorch.randn(2), "to_sparse_csr", "left out (sparse"),
         (lambda: minitorch.randn(2), "conj_physical", "left out (complex"),
+        (lambda: minitorch.utils.data, "IterDataPipe", "left out (DataPipes"),
     ],
 )
 def test_a_left_out_name_says_why_and_points_at_the_document(owner, name, why):
