@@ -1,14 +1,16 @@
-"""Plans: what the lean lane (``minitorch/ops/lean_lane.py``) and dispatch's ``map`` and
-``zip`` (``minitorch/dispatch.py``) remember per layout, against PyTorch.
+"""Plans: what the ops layer (``apply_zip`` in ``minitorch/ops/elementwise.py``) and
+dispatch's primitives (``minitorch/dispatch/__init__.py``) remember per layout, in the one
+cache of ``minitorch/dispatch/plans.py``, against PyTorch.
 
 A plan is found again by its key (op, backend, dtypes, shape, strides) and runs with the
 storages and offsets of the call. These tests check that a remembered plan gives the
 same results as the first call, that another layout, dtype or backend of the same shape
 gets a plan of its own, that nothing a plan could hold goes stale (in-place writes, views
 of changed bases, a tensor's ``data`` replaced, storage the allocator hands out again),
-that the lane and dispatch take their plans exactly when they should (a dictionary that
-counts lookups), that bad input still raises PyTorch's errors, and that threads share
-plans safely.
+that plans are taken exactly when they should be (a dictionary that counts the lookups
+that found one, by kind: ``"zip_op"`` for the ops layer's), that casts and integer value
+checks are never remembered, that bad input still raises PyTorch's errors, and that
+threads share plans safely.
 """
 
 from __future__ import annotations
@@ -24,39 +26,50 @@ import minitorch as mt
 from minitorch import dispatch
 from minitorch.backends.numba import parallel_policy
 from minitorch.dispatch import plans as dispatch_plan_cache
-from minitorch.ops import lean_lane
+from minitorch.ops import elementwise
 
-from .test_lean_lane import as_tensors, check_like_torch
+from .test_zip_plans import as_tensors, check_like_torch
 
 OPS = {"add": (lambda a, b: a + b), "sub": (lambda a, b: a - b),
        "mul": (lambda a, b: a * b), "div": (lambda a, b: a / b)}  # fmt: skip
 
 
 class CountingPlans(dict):
-    """A plan dictionary that counts the lookups that found a plan."""
+    """A plan dictionary that counts the lookups that found a plan, in all (``found``)
+    and by the kind its key starts with (``found_of``: ``"zip_op"``, ``"zip"``, ...)."""
 
-    found = 0
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = 0
+        self.found_kinds: dict[str, int] = {}
 
     def get(self, key, default=None):
         plan = super().get(key, default)
         if plan is not None:
             self.found += 1
+            self.found_kinds[key[0]] = self.found_kinds.get(key[0], 0) + 1
         return plan
 
+    def found_of(self, kind: str) -> int:
+        return self.found_kinds.get(kind, 0)
 
-@pytest.fixture
-def lane_plans(monkeypatch):
-    plans = CountingPlans()
-    monkeypatch.setattr(lean_lane, "_plans", plans)
-    return plans
+    def keys_of(self, kind: str) -> list[tuple]:
+        return [key for key in self if key[0] == kind]
 
 
 @pytest.fixture
 def dispatch_plans(monkeypatch):
+    """The one plan cache, counting: the primitives' plans and the ops layer's."""
     plans = CountingPlans()
     monkeypatch.setattr(dispatch, "plan_cache", plans)  # where the primitives look
     monkeypatch.setattr(dispatch_plan_cache, "cache", plans)  # where new plans are kept
     return plans
+
+
+@pytest.fixture
+def zip_plans(dispatch_plans):
+    """The same counting cache, for tests of ``apply_zip``'s plans (keys ``"zip_op"``)."""
+    return dispatch_plans
 
 
 def layouts(rng: np.random.Generator, dtype: str) -> dict[str, tuple]:
@@ -87,23 +100,23 @@ def as_tensor(lib, array: np.ndarray):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("op", sorted(OPS))
-def test_a_remembered_plan_agrees_with_pytorch_on_every_layout(op, dtype, lane_plans):
+def test_a_remembered_plan_agrees_with_pytorch_on_every_layout(op, dtype, zip_plans):
     function = OPS[op]
     for name, (x, y) in layouts(np.random.default_rng(len(op)), dtype).items():
         a, b = as_tensor(mt, x), as_tensor(mt, y)
         expected = function(as_tensor(torch, x), as_tensor(torch, y))
-        made = lean_lane.plans_made
         first = function(a, b)
-        found = lane_plans.found
+        assert elementwise.plan_key(op, a, b) in zip_plans, f"{name}: the first call keeps its plan"
+        found, made = zip_plans.found_of("zip_op"), dispatch_plan_cache.made
         again = function(a, b)
-        assert lean_lane.plans_made <= made + 1, name  # (0 when an earlier test made it)
-        assert lane_plans.found == found + 1, f"{name}: the second call finds its plan"
+        assert dispatch_plan_cache.made == made, f"{name}: the second call makes no plan"
+        assert zip_plans.found_of("zip_op") == found + 1, f"{name}: the second call finds its plan"
         for result in (first, again):
             check_like_torch(result, expected)
 
 
 @pytest.mark.parametrize("op", sorted(OPS))
-def test_the_same_shape_with_other_strides_or_dtype_gets_its_own_plan(op, lane_plans):
+def test_the_same_shape_with_other_strides_or_dtype_gets_its_own_plan(op, zip_plans):
     """A (4, 5) plan for row-major float32 operands is not used for column-major ones,
     nor for float64 or float16 operands of the same strides."""
     function = OPS[op]
@@ -115,22 +128,25 @@ def test_the_same_shape_with_other_strides_or_dtype_gets_its_own_plan(op, lane_p
             expected = function(as_tensor(torch, xs), as_tensor(torch, ys))
             for _ in range(2):
                 check_like_torch(function(a, b), expected)
-    assert len(lane_plans) == 9 and lane_plans.found == 9
-    assert {key[2] for key in lane_plans} == {mt.float32, mt.float64, mt.float16}
-    assert len({key[4:] for key in lane_plans}) == 3  # three pairs of strides
+    keys = zip_plans.keys_of("zip_op")  # ("zip_op", op, backend, a's dtype, shape, strides, b's ...)
+    assert len(keys) == 9 and zip_plans.found_of("zip_op") == 9
+    assert {key[3] for key in keys} == {key[6] for key in keys} == {mt.float32, mt.float64, mt.float16}
+    assert len({(key[5], key[8]) for key in keys}) == 3  # three pairs of strides
 
 
 @pytest.mark.parametrize("number", [2.0, -3, 0.5, -0.0, 0.0, float("inf"), 7])
-def test_a_number_operand_uses_its_own_value_on_every_call(number, lane_plans):
-    """Numbers share one plan per layout (keyed ``None``): the value comes with each call,
-    so ``x / 0.0`` and ``x / -0.0`` differ, and ``x * 2`` is not ``x * 7``."""
+def test_a_number_operand_uses_its_own_value_on_every_call(number, zip_plans):
+    """Numbers of one type share one plan per layout (keyed by the type): the value comes
+    with each call, so ``x / 0.0`` and ``x / -0.0`` differ, and ``x * 2`` is not ``x * 7``."""
     x = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
     for a, ta in ((mt.tensor(x), torch.tensor(x)), (mt.tensor(x).t(), torch.tensor(x).t()),
                   (mt.tensor(1.5), torch.tensor(1.5))):  # fmt: skip
         for function in OPS.values():
             for _ in range(2):
                 check_like_torch(function(a, number), function(ta, number))
-    assert all(key[-1] is None for key in lane_plans)
+    keys = zip_plans.keys_of("zip_op")
+    assert len(keys) == 3 * len(OPS) and all(key[-1] is type(number) for key in keys)
+    assert zip_plans.found_of("zip_op") == 3 * len(OPS)  # each second call
 
 
 def test_the_dispatch_plans_of_the_general_path_agree_with_pytorch(dispatch_plans):
@@ -316,60 +332,93 @@ def test_dtypes_without_a_runner_use_the_primitive_through_their_plan(dtype):
                          ta.abs() if dtype != "bool" else ta.logical_not())  # fmt: skip
 
 
-def test_another_backend_gets_its_own_plans(backend, lane_plans, dispatch_plans):
+def test_another_backend_gets_its_own_plans(backend, zip_plans):
     other = "reference" if backend != "reference" else "numba"
     x, y = np.random.default_rng(6).standard_normal((2, 3, 4)).astype(np.float32)
     a, b, ta, tb = mt.tensor(x), mt.tensor(y), torch.tensor(x), torch.tensor(y)
     check_like_torch(a + b, ta + tb)
     check_like_torch((a + b).exp(), (ta + tb).exp())
-    before = dict(lane_plans)
+    before = zip_plans.keys_of("zip_op")
+    assert len(before) == 1
     with mt.backend(other):
         check_like_torch(a + b, ta + tb)
         check_like_torch((a + b).exp(), (ta + tb).exp())
-    assert len(lane_plans) == len(before) + 1
-    assert {key[1] for key in lane_plans} == {backend, other}
-    assert {key[2] for key in dispatch_plans} == {backend, other}
-    found = lane_plans.found
+    assert len(zip_plans.keys_of("zip_op")) == 2
+    assert {key[2] for key in zip_plans} == {backend, other}  # (every kind's key names it)
+    found = zip_plans.found_of("zip_op")
     check_like_torch(a + b, ta + tb)  # back on the first backend: its plan again
-    assert lane_plans.found == found + 1 and len(lane_plans) == len(before) + 1
+    assert zip_plans.found_of("zip_op") == found + 1 and len(zip_plans.keys_of("zip_op")) == 2
 
 
-def test_no_plan_while_something_records(lane_plans, dispatch_plans):
-    """A trace must see every call (with the op's name), so neither the lane nor dispatch's
-    plans run while one is open; afterwards they do again."""
+def test_no_plan_while_something_records(zip_plans):
+    """A trace must see every call (with the op's name), so neither ``apply_zip``'s plans
+    nor the primitives' run while one is open; afterwards they do again."""
     a, b = mt.randn(3, 4), mt.randn(3, 4)
     a + b
     a.exp()
-    lane_found, dispatch_found = lane_plans.found, dispatch_plans.found
+    found = dict(zip_plans.found_kinds)
     with dispatch.trace() as calls:
         c = a + b
         d = c.exp()
     assert [call.primitive for call in calls] == ["zip", "map"]
-    assert calls[0].op == "Add"
-    assert (lane_plans.found, dispatch_plans.found) == (lane_found, dispatch_found)
+    assert [call.op for call in calls] == ["Add", "Exp"]
+    for kind in ("zip_op", "map"):  # (a miss of ``apply_zip`` runs ``dispatch.zip``, which records)
+        assert zip_plans.found_of(kind) == found.get(kind, 0), f"no {kind} plan served while recording"
     np.testing.assert_allclose(d.numpy(), np.exp(a.numpy() + b.numpy()), rtol=1e-6)
     a + b
     a.exp()
-    assert lane_plans.found == lane_found + 1 and dispatch_plans.found == dispatch_found + 1
+    assert zip_plans.found_of("zip_op") == found.get("zip_op", 0) + 1
+    assert zip_plans.found_of("map") == found.get("map", 0) + 1
 
 
-def test_a_recorded_op_runs_its_kernel_through_the_same_plan(lane_plans):
-    """With a gradient needed the lane's shortcut is not taken (``Add.apply`` records a
-    node), but ``Add.forward`` runs with grad mode off and finds the plan for its kernel:
-    one plan serves the recorded op and the same op under ``no_grad``."""
+def test_a_recorded_op_runs_its_kernel_through_the_same_plan(zip_plans):
+    """``Add.apply`` records a node when a gradient is needed and ``Add.forward`` runs
+    ``apply_zip`` either way: one plan serves the recorded op, the same op under
+    ``no_grad``, and the same op on inputs that need no gradient."""
     a, b = mt.randn(3, 4, requires_grad=True), mt.randn(3, 4)
     recorded = a + b
-    assert recorded.grad_fn is not None and len(lane_plans) == 1 and lane_plans.found == 0
+    assert recorded.grad_fn is not None
+    assert len(zip_plans.keys_of("zip_op")) == 1 and zip_plans.found_of("zip_op") == 0
     with mt.no_grad():
         out = a + b
-    assert out.grad_fn is None and len(lane_plans) == 1 and lane_plans.found == 1
+    assert out.grad_fn is None and zip_plans.found_of("zip_op") == 1
+    plain = a.detach() + b
+    assert plain.grad_fn is None and zip_plans.found_of("zip_op") == 2
+    assert len(zip_plans.keys_of("zip_op")) == 1
     np.testing.assert_array_equal(out.numpy(), recorded.detach().numpy())
+    np.testing.assert_array_equal(plain.numpy(), recorded.detach().numpy())
+
+
+@pytest.mark.parametrize("op", ["floordiv", "remainder", "pow"])
+def test_integer_value_checks_casts_and_numpy_numbers_keep_no_plan(op, zip_plans):
+    """Integer ``//``, ``%`` and ``**`` check the divisor or exponent, a cast makes a new
+    copy, and a numpy number is promoted by its value's kind: ``prepare`` runs on every
+    such call (no ``"zip_op"`` plan is kept), with PyTorch's values each time, while the
+    same op on floats of one dtype keeps one."""
+    x = np.array([[7, -3, 4], [9, -8, 5]])
+    y = np.array([[2, 3, -3], [4, 1, 2]]) if op != "pow" else np.array([[2, 0, 1], [3, 1, 2]])
+    function = {"floordiv": lambda a, b: a // b, "remainder": lambda a, b: a % b,
+                "pow": lambda a, b: a**b}[op]  # fmt: skip
+    calls = [(x, y), (x, 2), (x.astype(np.float32), y), (x.astype(np.float32), np.float64(2.0))]
+    for u, v in calls:
+        for _ in range(2):
+            ours = [mt.tensor(w) if isinstance(w, np.ndarray) else w for w in (u, v)]
+            theirs = [torch.tensor(w) if isinstance(w, np.ndarray) else w for w in (u, v)]
+            check_like_torch(function(*ours), function(*theirs))
+    # (the check ``(b == 0).any()`` is an op of its own, whose plan is kept)
+    assert [key for key in zip_plans.keys_of("zip_op") if key[1] == op] == []
+    a, ta = mt.tensor(x.astype(np.float32)), torch.tensor(x.astype(np.float32))
+    found = zip_plans.found_of("zip_op")
+    for _ in range(2):
+        check_like_torch(function(a, a), function(ta, ta))
+    assert len([key for key in zip_plans.keys_of("zip_op") if key[1] == op]) == 1
+    assert zip_plans.found_of("zip_op") == found + 1
 
 
 # ----- nothing goes stale ---------------------------------------------------------------
 
 
-def test_in_place_writes_and_changed_bases_are_seen(lane_plans):
+def test_in_place_writes_and_changed_bases_are_seen(zip_plans):
     base = mt.zeros(4, 6)
     tbase = torch.zeros(4, 6)
     view, tview = base[:, 1:5], tbase[:, 1:5]
@@ -382,10 +431,10 @@ def test_in_place_writes_and_changed_bases_are_seen(lane_plans):
     tview.mul_(3.0)
     check_like_torch(view * other, tview * tother)
     check_like_torch(base + 1, tbase + 1)
-    assert lane_plans.found >= 2
+    assert zip_plans.found_of("zip_op") >= 2
 
 
-def test_a_replaced_data_is_read_on_every_call(lane_plans):
+def test_a_replaced_data_is_read_on_every_call(zip_plans):
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     a, b = mt.tensor(x), mt.tensor(x)
     check_like_torch(a + b, torch.tensor(x) + torch.tensor(x))
@@ -396,7 +445,7 @@ def test_a_replaced_data_is_read_on_every_call(lane_plans):
     check_like_torch(a + b, torch.tensor(x * 10, dtype=torch.float64) + torch.tensor(x, dtype=torch.float64))
 
 
-def test_storage_handed_out_again_is_just_another_storage(lane_plans):
+def test_storage_handed_out_again_is_just_another_storage(zip_plans):
     """Free a tensor and make new ones of its size (the allocator reuses its block): a
     plan made for the freed tensor's layout serves them with their own values."""
     rng = np.random.default_rng(8)
@@ -407,7 +456,7 @@ def test_storage_handed_out_again_is_just_another_storage(lane_plans):
         np.testing.assert_allclose(out.numpy(), x * y, rtol=1e-6)
         del a, out
         gc.collect()
-    assert lane_plans.found >= 4
+    assert zip_plans.found_of("zip_op") >= 4
 
 
 def test_a_plan_follows_the_serial_or_parallel_choice_of_each_call(backend):
@@ -424,17 +473,19 @@ def test_a_plan_follows_the_serial_or_parallel_choice_of_each_call(backend):
             assert (parallel_policy.parallel_calls["zip"] > calls) == (path == "parallel")
 
 
-def test_the_plan_caches_stay_bounded(monkeypatch):
-    monkeypatch.setattr(lean_lane, "PLAN_CACHE_SIZE", 8)
+def test_the_plan_cache_stays_bounded(monkeypatch):
     monkeypatch.setattr(dispatch_plan_cache, "PLAN_CACHE_SIZE", 8)
-    monkeypatch.setattr(lean_lane, "_plans", {})
     bounded: dict = {}
     monkeypatch.setattr(dispatch, "plan_cache", bounded)
     monkeypatch.setattr(dispatch_plan_cache, "cache", bounded)
+    made, kinds = dispatch_plan_cache.made, set()
     for n in range(1, 30):
         a, ta = mt.arange(float(n)), torch.arange(float(n))  # float32: exp(10 * 10) is inf
         np.testing.assert_allclose((a * a).exp().numpy(), (ta * ta).exp().numpy(), rtol=1e-6)
-        assert len(lean_lane._plans) <= 8 and len(bounded) <= 8
+        assert len(bounded) <= 8
+        kinds.update(key[0] for key in bounded)
+    assert dispatch_plan_cache.made - made > 8, "the cache filled up and started afresh"
+    assert {"zip_op", "zip", "map"} <= kinds  # the ops layer's plans and the primitives' share it
 
 
 # ----- errors stay PyTorch's -------------------------------------------------------------
@@ -475,7 +526,7 @@ def test_two_devices_raise_after_plans_are_made():
 
 def test_threads_share_plans_and_keep_their_own_grad_mode():
     """Four threads run ops on several layouts and dtypes at once, two of them with grad
-    mode off (the lane) and two recording graphs (dispatch's plans): every result is
+    mode off and two recording graphs (one plan per layout serves both): every result is
     right, and only the recording threads' results have a graph."""
     rng = np.random.default_rng(10)
     inputs = [rng.standard_normal((6, 7)).astype(dtype) for dtype in ("float32", "float64")]
