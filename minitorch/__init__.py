@@ -111,17 +111,14 @@ short = int16
 # functional forms: minitorch.exp(x) is x.exp()
 from minitorch.ops.binary import (  # noqa: E402
     add,
-    clamp,
     div,
     floor_divide,
-    maximum,
-    minimum,
     mul,
     pow,
     remainder,
     sub,
-    where,
 )  # fmt: skip
+from minitorch.ops.choice import clamp, maximum, minimum, where  # noqa: E402
 from minitorch.ops.compare import (  # noqa: E402
     allclose,
     bitwise_and,

@@ -140,7 +140,8 @@ class Tensor:
     def _empty(shape: tuple[int, ...], dtype: DType, device: Device, strides: tuple | None = None) -> Tensor:
         """A new tensor with its own (uninitialised) storage: contiguous, or with
         ``strides`` that lay ``shape`` out densely in another order of the dimensions.
-        (The lean lane makes its outputs the same way, with the allocator its plans keep.)"""
+        (An elementwise op's plan makes its outputs the same way, with the allocator it
+        keeps: ``minitorch/ops/elementwise.py``.)"""
         shape = tuple(shape)
         count, contiguous = new_tensor_layout(shape, dtype.itemsize)  # checked, remembered
         try:

@@ -68,6 +68,10 @@ GRAD_MODE_QUESTIONS_OF_MEANING: dict[tuple[str, str], str] = {
     ("minitorch/ops/inplace.py", "view_inplace_variant.method"): (
         "the same leaf error, for the in-place views (unsqueeze_, t_...)"
     ),
+    ("minitorch/ops/inplace.py", "records_history"): (
+        "an in-place write records a graph only in grad mode, when the tensor or the value "
+        "needs a gradient; otherwise it is only a write (zero_grad, an optimizer's update)"
+    ),
     ("minitorch/ops/inplace.py", "apply_inplace"): (
         "an in-place op rewrites the tensor's history (clones what the graph saved, rebases "
         "a view's base) only when it records one; under no_grad the history stays as it was"
@@ -92,28 +96,13 @@ GRAD_MODE_QUESTIONS_OF_MEANING: dict[tuple[str, str], str] = {
     ),
 }
 
-# Rule 5's branches for speed that issue 30's work in progress is removing (ops that ask
-# grad mode or recording to take a shortcut). Each must still be there: when one goes,
-# the test fails until its entry is deleted here, so this set only shrinks.
-STILL_BRANCHING_ON_GRAD_MODE: set[tuple[str, str]] = {
-    ("minitorch/ops/inplace.py", "fill_"),
-    ("minitorch/ops/inplace.py", "zip_into"),
-    ("minitorch/ops/lean_lane.py", ""),
-    ("minitorch/ops/lean_lane.py", "lean_zip"),
-    ("minitorch/ops/lean_lane.py", "lean_zip_into"),
-    ("minitorch/ops/lean_lane.py", "records_nothing"),
-    ("minitorch/ops/lean_lane.py", "nothing_records"),
-}
-
 # Rule 6: files issue 30's splits have not reached yet. Each must still be too long: when
 # a split lands the test fails until its entry is deleted here, so this set only shrinks.
 STILL_TOO_LONG: set[str] = {
     "minitorch/__init__.py",
     "minitorch/_tensor.py",
-    "minitorch/autograd/function.py",
     "minitorch/backends/allocator.py",
     "minitorch/backends/cuda_emulator.py",
-    "minitorch/ops/binary.py",
     "minitorch/ops/reduce.py",
     "minitorch/ops/shape.py",
 }
@@ -398,13 +387,13 @@ def test_known_violations_are_still_there() -> None:
 
 def test_ops_and_layers_do_not_branch_on_grad_mode() -> None:
     questions = find_grad_mode_questions()
-    allowed = GRAD_MODE_QUESTIONS_OF_MEANING.keys() | STILL_BRANCHING_ON_GRAD_MODE
+    allowed = GRAD_MODE_QUESTIONS_OF_MEANING.keys()
     new = [q for q in questions if (q.file, q.function) not in allowed]
     assert not new, "grad mode or recording asked for speed:\n" + "\n".join(map(str, new))
     gone = allowed - {(q.file, q.function) for q in questions}
     assert not gone, (
-        "these no longer ask grad mode, so delete them from GRAD_MODE_QUESTIONS_OF_MEANING or "
-        f"STILL_BRANCHING_ON_GRAD_MODE in tests/test_layers.py: {sorted(gone)}"
+        "these no longer ask grad mode, so delete them from GRAD_MODE_QUESTIONS_OF_MEANING "
+        f"in tests/test_layers.py: {sorted(gone)}"
     )
 
 

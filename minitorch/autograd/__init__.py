@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.engine import run_backward
-from minitorch.autograd.function import Function, FunctionCtx, Node, accumulate_grad
+from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minitorch.autograd.node import Node, accumulate_grad
 
 
 def _as_list(tensors: Tensor | Sequence[Tensor] | None) -> list:

@@ -46,8 +46,8 @@ import numpy as np
 
 from minitorch import dispatch
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import AccumulateGrad, Node, gradient_edge
 from minitorch.autograd.grad_mode import is_grad_enabled, set_grad_enabled
+from minitorch.autograd.node import AccumulateGrad, Node, gradient_edge
 from minitorch.dispatch import tracing as dispatch_tracing  # ``recording``: is a trace or capture open?
 
 # Observers of the walk, for teaching tools (the graph viewer's step-through backward).

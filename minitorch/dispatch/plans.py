@@ -11,6 +11,7 @@ import functools
 from typing import Any
 
 from minitorch.backends import Strided
+from minitorch.dispatch import tracing
 from minitorch.dispatch.registry import active_backends, load_backend
 
 # ``map``, ``zip``, ``reduce``, ``matmul``, ``gather`` and ``scatter_add``, the primitives of
@@ -47,7 +48,6 @@ made = 0  # how many plans were made: tests see whether a call found its plan
 
 def make(key: tuple) -> Any:
     """The plan for ``key`` (see above), made and remembered."""
-    global made
     primitive, op, backend_name, out_dtype, a_dtype, shape, *layout = key
     module = load_backend(backend_name)
     runner = getattr(module, primitive + "_runner", None)
@@ -83,11 +83,27 @@ def make(key: tuple) -> Any:
     else:  # map, zip: every operand of one shape
         primitive_call = functools.partial(getattr(module, primitive), op)
         run = _primitive_plan(primitive_call, (shape,) * len(layout), layout)
+    return remember(key, run)
+
+
+def remember(key: tuple, plan: Any) -> Any:
+    """Keep ``plan`` for ``key`` (starting afresh when the cache is full) and count it.
+    Besides the kernel calls above, the ops layer keeps here what its readable code
+    decided for a layout (``minitorch/ops/elementwise.py``: promotion, broadcasting, the
+    output's layout), under keys that start with the op's path (``"zip_op"``)."""
+    global made
     if len(cache) >= PLAN_CACHE_SIZE:
         cache.clear()
-    cache[key] = run
+    cache[key] = plan
     made += 1
-    return run
+    return plan
+
+
+def remembered(key: tuple) -> Any:
+    """The plan kept for ``key`` by ``remember``, or ``None``. Always ``None`` while a trace
+    or capture records: then every kernel call goes through dispatch's primitives with
+    its tensors, so that the trace sees each one (and the op's name on it)."""
+    return None if tracing.recording else cache.get(key)
 
 
 def _reduced_shape(shape: tuple, dim: int) -> tuple:
@@ -110,7 +126,7 @@ def _primitive_plan(call: Any, shapes: tuple, all_strides: Any) -> Any:
 def plan(primitive: str, op: str, device_type: str, out_dtype: Any, a_dtype: Any, shape: tuple,
          *all_strides: tuple) -> Any:  # fmt: skip
     """The plan ``map`` or ``zip`` (``primitive``) would use for these operands on
-    ``device_type`` now (strides of out, then of each input), for a caller that keeps
-    plans of its own (the lean lane) and runs them while nothing records."""
+    ``device_type`` now (strides of out, then of each input), for a plan of the ops layer
+    (``minitorch/ops/elementwise.py``), which runs it while nothing records."""
     key = (primitive, op, active_backends[device_type], out_dtype, a_dtype, shape, *all_strides)
     return cache.get(key) or make(key)

@@ -16,7 +16,7 @@ from typing import Any
 from minitorch import creation, random_factories
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.ops.shape import stack
 
 

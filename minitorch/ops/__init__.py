@@ -45,11 +45,12 @@ from typing import Any
 
 from minitorch import autograd, creation, legacy_constructors
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import gradient_edge
 from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.autograd.node import gradient_edge
 from minitorch.ops import (
     aliases,
     binary,
+    choice,
     compare,
     composite,
     convert,
@@ -169,7 +170,7 @@ def _shift_into(shift: Any) -> Any:
 
 def _where_method(t: Tensor, condition: Tensor, other: Any) -> Tensor:
     """``t.where(condition, other)``: ``t`` where ``condition`` holds, else ``other``."""
-    return binary.where(condition, t, other)
+    return choice.where(condition, t, other)
 
 
 def _sum_like(function: Any) -> Any:
@@ -199,8 +200,8 @@ METHODS: dict[str, Any] = {
     # binary
     "add": binary.add, "sub": binary.sub, "mul": binary.mul, "div": binary.div,
     "floor_divide": binary.floor_divide, "remainder": binary.remainder, "pow": binary.pow,
-    "maximum": binary.maximum, "minimum": binary.minimum, "clamp": binary.clamp,
-    "clip": binary.clamp, "eq": compare.eq, "ne": compare.ne, "lt": compare.lt, "le": compare.le,
+    "maximum": choice.maximum, "minimum": choice.minimum, "clamp": choice.clamp,
+    "clip": choice.clamp, "eq": compare.eq, "ne": compare.ne, "lt": compare.lt, "le": compare.le,
     "gt": compare.gt, "ge": compare.ge, "logical_and": compare.logical_and,
     "logical_or": compare.logical_or, "bitwise_and": compare.bitwise_and,
     "bitwise_or": compare.bitwise_or, "bitwise_xor": compare.bitwise_xor, "where": _where_method,
@@ -274,17 +275,17 @@ METHODS: dict[str, Any] = {
     "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
     "_refresh_view_history": inplace.refresh_view_history,
     # operators
-    "__add__": binary.lane_operator(binary.add, "add", binary.Add),
+    "__add__": _operator(binary.add),
     "__radd__": _reflect(binary.add),
-    "__sub__": binary.lane_operator(binary.sub, "sub", binary.Sub),
+    "__sub__": _operator(binary.sub),
     "__rsub__": _reflect(binary.sub),
-    "__mul__": binary.lane_operator(binary.mul, "mul", binary.Mul),
+    "__mul__": _operator(binary.mul),
     "__rmul__": _reflect(binary.mul),
-    "__truediv__": binary.lane_operator(binary.div, "div", binary.Div),
+    "__truediv__": _operator(binary.div),
     "__rtruediv__": _divided_into,
     "__floordiv__": _operator(binary.floor_divide), "__rfloordiv__": _reflect(binary.floor_divide),
     "__mod__": _operator(binary.remainder), "__rmod__": _reflect(binary.remainder),
-    "__pow__": binary.lane_operator(binary.pow, "pow", binary.pow_function),
+    "__pow__": _operator(binary.pow),
     "__rpow__": _reflect(binary.pow),
     "__matmul__": _operator(linalg.matmul), "__rmatmul__": _reflect(linalg.matmul),
     "__neg__": unary.neg, "__pos__": lambda t: t, "__abs__": unary.abs,

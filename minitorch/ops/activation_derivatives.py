@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.ops.binary import apply_zip
+from minitorch.ops.elementwise import apply_zip
 from minitorch.ops.reduce import fold
 
 

@@ -1,11 +1,10 @@
 """Elementwise functions of two tensors (or a tensor and a number): ``+ - * / ** ...``.
 
-The forward of each is one ``zip`` kernel after two preparations (``prepare``):
-
-1. **Type promotion** (``minitorch/dtypes.py``): both operands are converted to the
-   result dtype; a Python number becomes a 0-d tensor of that dtype.
-2. **Broadcasting** (``minitorch/layout.py``): both are viewed at the common shape, a
-   stretched dimension having stride 0. No data is copied.
+The forward of each is one ``zip`` kernel, run by ``apply_zip``
+(``minitorch/ops/elementwise.py``) after its preparations: type promotion (both operands
+converted to the result dtype; a Python number becomes a 0-d tensor of that dtype) and
+broadcasting (both viewed at the common shape, a stretched dimension having stride 0, no
+data copied). Its plan remembers them per layout.
 
 The backward formulas ignore broadcasting: the engine sums each gradient back to its
 input's shape (``sum_to`` in ``minitorch/autograd/engine.py``).
@@ -17,119 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import creation, dispatch
+from minitorch import creation
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.dtypes import bool_, get_default_dtype, result_type
+from minitorch.dtypes import bool_, result_type
+from minitorch.ops.choice import where
 from minitorch.ops.common import (
-    as_operand,
-    broadcast_all,
     is_number,
     python_number,
     require_tensor,
-    result_strides,
 )
-from minitorch.ops.lean_lane import lean_zip
-from minitorch.scalar_ops import ZIP_OPS
-
-
-def prepare(op: str, a: Any, b: Any) -> tuple[Tensor, Tensor, Tensor]:
-    """Promote, check and broadcast the operands of ``op``; allocate the output.
-    Returns ``(out, a, b)``, ready for ``dispatch.zip``."""
-    tensors_of_one_dtype = isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is b.dtype
-    if tensors_of_one_dtype:
-        dtype, like = a.dtype, a  # the common case, without the general promotion rules
-    else:
-        for operand in (a, b):
-            if not (isinstance(operand, Tensor) or is_number(operand)):
-                raise TypeError(
-                    f"{op}(): expected a Tensor or a number, but got {type(operand).__name__}"
-                    + (" (convert it with minitorch.tensor(...))" if hasattr(operand, "__len__") else "")
-                )
-        a, b = python_number(a), python_number(b)
-        like = a if isinstance(a, Tensor) else b
-        dtype = result_type(a, b)
-    scalar_op = ZIP_OPS[op]
-    if scalar_op.returns_float and not dtype.is_floating_point:
-        dtype = get_default_dtype()  # true division of integers gives floats
-    if op in ("logical_and", "logical_or"):
-        dtype = bool_
-    if dtype is bool_ or op == "sub":
-        _check_bool_operands(op, a, b, dtype)
-    divisor = b  # (a number is checked as a number: no kernel, no read from a device)
-    if not (tensors_of_one_dtype and a.dtype is dtype):  # numbers, casts: make operands
-        a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
-    if op in ("floordiv", "remainder") and not dtype.is_floating_point:
-        if (divisor == 0 if is_number(divisor) else (b == 0).any()):  # SIGFPE in a CUDA kernel
-            raise RuntimeError(
-                f"ZeroDivisionError: integer {'//' if op == 'floordiv' else '%'} by zero"
-            )
-    if op == "pow" and not dtype.is_floating_point and dtype is not bool_:
-        if (divisor < 0 if is_number(divisor) else (b < 0).any()):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-    shape, (a, b) = broadcast_all(a, b)
-    strides = result_strides(shape, (a, b))  # (None: contiguous, the usual case)
-    out = Tensor._empty(shape, bool_ if scalar_op.returns_bool else dtype, like.device, strides)
-    return out, a, b
-
-
-def _is_bool(value: Any) -> bool:
-    return value.dtype is bool_ if isinstance(value, Tensor) else isinstance(value, bool)
-
-
-def _check_bool_operands(op: str, a: Any, b: Any, dtype: Any) -> None:
-    """PyTorch refuses arithmetic that makes no sense on booleans."""
-    if op == "sub" and (_is_bool(a) or _is_bool(b)):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-    if op == "pow" and not isinstance(b, Tensor):
-        return  # PyTorch allows a bool tensor to a scalar power
-    if op in ("floordiv", "remainder", "pow") and dtype is bool_:
-        name = {"floordiv": "div_floor_cpu", "remainder": "remainder_cpu", "pow": "pow"}[op]
-        raise NotImplementedError(f'"{name}" not implemented for \'Bool\'')
-
-
-# The zip ops whose result, for a floating tensor and a tensor of its dtype or a Python
-# number, is the kernel's alone: no promotion, cast or check to make first (lean_lane.py);
-# the activation derivatives are the fused backward formulas of unary.py
-LANE_OPS = frozenset({"add", "sub", "mul", "div", "pow",
-                      "tanh_backward", "sigmoid_backward", "relu_backward", "square_backward",
-                      "sub_log", "exp_mul"})  # fmt: skip
-
-
-def apply_zip(op: str, a: Any, b: Any) -> Tensor:
-    """``out[i] = f(a[i], b[i])`` for a zip op of the scalar-op table. Called by each
-    Function's forward, where grad mode is off: the lean lane takes the common case, and
-    ``prepare`` the rest."""
-    if op in LANE_OPS:
-        out = lean_zip(op, a, b)
-        if out is not None:
-            return out
-    out, a, b = prepare(op, a, b)
-    return dispatch.zip(op, out, a, b)
-
-
-def save_operands(ctx: FunctionCtx, a: Any, b: Any, *outputs: Tensor,
-                  keep: tuple[bool, bool] = (True, True)) -> None:  # fmt: skip
-    """Save what a backward needs: the tensor operands that ``keep`` asks for (and any
-    ``outputs``) with ``save_for_backward``, and the Python numbers (a number is not a
-    tensor and cannot be saved: ``x * 2`` remembers the 2 as ``ctx.numbers``)."""
-    a_is_tensor, b_is_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
-    ctx.save_for_backward(a if keep[0] and a_is_tensor else None,
-                          b if keep[1] and b_is_tensor else None, *outputs)  # fmt: skip
-    ctx.numbers = (None if a_is_tensor else a, None if b_is_tensor else b)
-
-
-def saved_operands(ctx: FunctionCtx) -> tuple:
-    """``(a, b, *outputs)`` as ``save_operands`` kept them: each operand is its saved
-    tensor, or its number (``None`` when neither was kept)."""
-    saved = ctx.saved_tensors
-    number_a, number_b = ctx.numbers
-    a = saved[0] if saved[0] is not None else number_a
-    b = saved[1] if saved[1] is not None else number_b
-    return (a, b, *saved[2:]) if len(saved) > 2 else (a, b)
+from minitorch.ops.elementwise import apply_zip, save_operands, saved_operands
 
 
 class Add(Function):
@@ -248,25 +145,6 @@ class SquareBackward(Function):
         return grad_g, grad_a
 
 
-class Extremum(Function):
-    """y = maximum(a, b) (or minimum);  the gradient goes to the chosen input, split
-    half and half where both are equal (PyTorch's convention)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, a: Tensor, b: Any, op: str) -> Tensor:
-        save_operands(ctx, a, b)
-        ctx.op = op
-        return apply_zip(op, a, b)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        a, b = saved_operands(ctx)
-        a_wins = (a > b) if ctx.op == "maximum" else (a < b)
-        share_a = where(a == b, 0.5, a_wins * 1.0)
-        grad_b = grad * (1 - share_a) if ctx.needs_input_grad[1] else None
-        return grad * share_a, grad_b, None
-
-
 class Remainder(Function):
     """y = a mod b = a - floor(a / b) b;  dy/da = 1, dy/db = -floor(a / b)"""
 
@@ -299,93 +177,17 @@ class Atan2(Function):
                 -scale * a if ctx.needs_input_grad[1] else None)  # fmt: skip
 
 
-class Where(Function):
-    """y = a where cond else b;  the gradient goes to whichever was chosen."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, cond: Tensor, a: Any, b: Any) -> Tensor:
-        a, b = python_number(a), python_number(b)
-        like = cond
-        if isinstance(a, Tensor):
-            like = a
-        elif isinstance(b, Tensor):
-            like = b
-        dtype = result_type(*(v for v in (a, b)))
-        a, b = as_operand(a, dtype, like), as_operand(b, dtype, like)
-        if cond.dtype is not bool_:
-            raise RuntimeError(
-                "where expected condition to be a boolean tensor, but got a tensor with "
-                f"dtype {cond.dtype.type_name}"
-            )
-        shape, (cond, a, b) = broadcast_all(cond, a, b)
-        ctx.save_for_backward(cond)
-        out = Tensor._empty(shape, dtype, like.device)
-        return dispatch.where(out, cond, a, b)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        (cond,) = ctx.saved_tensors
-        zero = grad * 0
-        return (None,
-                where(cond, grad, zero) if ctx.needs_input_grad[1] else None,
-                where(cond, zero, grad) if ctx.needs_input_grad[2] else None)  # fmt: skip
-
-
-class Clamp(Function):
-    """y = min(max(x, low), high), a bound being a number or a tensor.
-
-    The gradient goes to whichever of x, low, high y equals, with PyTorch's tie rules:
-    dy/dx = 1 where low <= x <= high (x wins ties); dy/dlow = 1 where x < low < high;
-    dy/dhigh = 1 where x > high, or everywhere high < low (then y is high)."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, low: Any, high: Any) -> Tensor:
-        ctx.save_for_backward(x, *(v if isinstance(v, Tensor) else None for v in (low, high)))
-        ctx.bounds = tuple(None if isinstance(v, Tensor) else v for v in (low, high))
-        y = x
-        if low is not None:
-            y = apply_zip("maximum", y, low)
-        if high is not None:
-            y = apply_zip("minimum", y, high)
-        return y
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        x, low, high = ctx.saved_tensors
-        low = low if low is not None else ctx.bounds[0]
-        high = high if high is not None else ctx.bounds[1]
-        inside = x >= low if low is not None else x == x  # False where x is NaN
-        if high is not None:
-            inside = inside & (x <= high)
-        grad_low = grad_high = None
-        if ctx.needs_input_grad[1]:
-            below = x < low
-            grad_low = grad * (below & (low < high) if high is not None else below)
-        if ctx.needs_input_grad[2]:
-            above = x > high
-            grad_high = grad * (above | (high < low) if low is not None else above)
-        return grad * inside, grad_low, grad_high
-
-
 # ----- the functions users call -------------------------------------------------------
 
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * b``."""
-    if alpha == 1 and alpha is not True:  # (then ``alpha * b`` is ``b``)
-        out = lean_zip("add", a, b)  # operands that need no graph: see lean_lane.py
-        if out is not None:
-            return out
-    return Add.apply(a, _times_alpha(a, b, alpha))
+    return Add.apply(a, b if type(alpha) is int and alpha == 1 else _times_alpha(a, b, alpha))
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     """``a - alpha * b``."""
-    if alpha == 1 and alpha is not True:
-        out = lean_zip("sub", a, b)
-        if out is not None:
-            return out
-    return Sub.apply(a, _times_alpha(a, b, alpha))
+    return Sub.apply(a, b if type(alpha) is int and alpha == 1 else _times_alpha(a, b, alpha))
 
 
 def _times_alpha(a: Any, b: Any, alpha: Any) -> Any:
@@ -411,15 +213,13 @@ def _times_alpha(a: Any, b: Any, alpha: Any) -> Any:
 
 
 def mul(a: Any, b: Any) -> Tensor:
-    out = lean_zip("mul", a, b)
-    return out if out is not None else Mul.apply(a, b)
+    return Mul.apply(a, b)
 
 
 def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (``rounding_mode=None``), or ``"floor"``/``"trunc"`` rounding."""
     if rounding_mode is None:
-        out = lean_zip("div", a, b)
-        return out if out is not None else Div.apply(a, b)
+        return Div.apply(a, b)
     if rounding_mode == "floor":
         return DivFloor.apply(a, b)
     if rounding_mode == "trunc":
@@ -489,35 +289,10 @@ class PowNumberBase(Pow):
 
 
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
-    out = lean_zip("pow", a, b)  # operands that need no graph: see lean_lane.py
-    return out if out is not None else pow_function(a, b)
-
-
-def pow_function(a: Any, b: Any) -> Tensor:
-    """``a ** b`` as a ``Function``: which one depends on which operands are tensors."""
+    """``a ** b``: which ``Function`` depends on which operands are tensors."""
     if not isinstance(b, Tensor):
         return Pow.apply(a, b)
     return (PowTensorExponent if isinstance(a, Tensor) else PowNumberBase).apply(a, b)
-
-
-def maximum(a: Tensor, b: Any) -> Tensor:
-    return Extremum.apply(a, b, "maximum")
-
-
-def minimum(a: Tensor, b: Any) -> Tensor:
-    return Extremum.apply(a, b, "minimum")
-
-
-def where(condition: Tensor, input: Any, other: Any) -> Tensor:  # noqa: A002
-    """Elementwise choice: ``input`` where ``condition`` is True, else ``other``."""
-    return Where.apply(condition, input, other)
-
-
-def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    """Limit every element to ``[min, max]`` (either bound may be omitted)."""
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return Clamp.apply(x, min, max)
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002 (PyTorch's names)
@@ -571,30 +346,6 @@ def operator_form(function: Any) -> Any:
             elif not is_number(other):
                 return NotImplemented
         return function(self, other)
-
-    operator.__name__, operator.__doc__ = function.__name__, function.__doc__
-    return operator
-
-
-def lane_operator(function: Any, op: str, general: Any) -> Any:
-    """``function`` as a Python operator, for an op of the lean lane (``+ - * / **``):
-    ``t + other`` asks the lane at once, one call sooner than ``add`` would, and
-    otherwise runs ``general`` (the op's ``Function``, or a function choosing one) after
-    ``operator_form``'s checks: the same as ``operator_form(function)``, since
-    ``function`` too is the lane, else ``general``. (A Function's ``apply`` is looked up
-    on each call, as ``function`` does, not bound once here.)"""
-    if isinstance(general, type):
-        function_class = general
-        general = lambda a, b: function_class.apply(a, b)  # noqa: E731
-    checked = operator_form(general)
-
-    def operator(self: Tensor, other: Any) -> Any:
-        out = lean_zip(op, self, other)
-        if out is not None:
-            return out
-        if isinstance(other, Tensor):  # (``operator_form``'s checks pass: no call to them)
-            return general(self, other)
-        return checked(self, other)
 
     operator.__name__, operator.__doc__ = function.__name__, function.__doc__
     return operator

@@ -12,8 +12,8 @@ from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_, result_type
-from minitorch.ops.binary import apply_zip
 from minitorch.ops.common import python_number, require_tensor
+from minitorch.ops.elementwise import apply_zip
 
 
 def _compare(op: str) -> Any:

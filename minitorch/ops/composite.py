@@ -16,7 +16,7 @@ import numpy as np
 from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_, int64
 from minitorch.layout import normalize_dim
-from minitorch.ops.binary import clamp, where
+from minitorch.ops.choice import clamp, where
 from minitorch.ops.common import is_number, require_tensor
 from minitorch.ops.shape import cat
 

@@ -26,7 +26,7 @@ import numpy as np
 from minitorch import creation, dispatch, layout
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.ops.common import require_tensor
 from minitorch.ops.shape import clone
 

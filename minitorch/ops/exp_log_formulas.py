@@ -27,7 +27,8 @@ from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.dtypes import get_default_dtype
-from minitorch.ops.binary import clamp, maximum, minimum, pow, where
+from minitorch.ops.binary import pow
+from minitorch.ops.choice import clamp, maximum, minimum, where
 from minitorch.ops.common import cast, require_tensor
 
 

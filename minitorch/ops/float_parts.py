@@ -23,7 +23,8 @@ from typing import Any
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, get_default_dtype, promote_types
-from minitorch.ops.binary import pow, remainder, where
+from minitorch.ops.binary import pow, remainder
+from minitorch.ops.choice import where
 from minitorch.ops.common import cast, is_number, require_tensor
 from minitorch.ops.unary import Piecewise
 

@@ -19,7 +19,7 @@ from typing import Any
 from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_, int64, promote_types
 from minitorch.layout import broadcast_shapes, normalize_dim
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.ops.common import is_number, require_tensor
 from minitorch.ops.composite import scatter
 from minitorch.ops.histogram import searchsorted

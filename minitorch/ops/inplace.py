@@ -28,9 +28,9 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.dtypes import bool_, check_scalar_fits
-from minitorch.layout import broadcast_shapes, checked_numel, contiguous_strides, strides_in_order
-from minitorch.ops.common import as_operand, broadcast_view, cast, is_number, require_tensor, scalar_tensor
-from minitorch.ops.lean_lane import lean_zip_into
+from minitorch.layout import checked_numel, contiguous_strides, strides_in_order
+from minitorch.ops.common import broadcast_view, cast, is_number, require_tensor, scalar_tensor
+from minitorch.ops.elementwise import apply_zip_into
 from minitorch.ops.shape import sizes_from
 from minitorch.random_factories import normal_values, uniform_values
 
@@ -182,7 +182,7 @@ def fill_(t: Tensor, value: Any) -> Tensor:
     check_scalar_fits(value, t.dtype)
     if t.dtype is bool_:
         value = bool(value)  # any number is a truth value (even one beyond int64)
-    if not (is_grad_enabled() and t.requires_grad):  # no history to record (zero_grad's case):
+    if not records_history(t, value):  # no history to record (zero_grad's case):
         check_inplace(t)  # write the value at once, from one cell broadcast
         write(t, scalar_tensor(value, t.dtype, t))
         return t
@@ -204,33 +204,22 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = 
 
 
 def zip_into(t: Tensor, op: str, other: Any) -> bool:
-    """The fast path of ``add_``/``sub_``/``mul_``/``div_`` when no graph is involved
-    (optimizer steps): one ``zip`` kernel writing straight into ``t``'s storage, with no
-    temporary and no copy. Returns False (doing nothing) when the general recipe is needed:
-    a graph to record, a dtype change, a shape change, or ``other`` overlapping ``t``.
-    (Under ``no_grad`` the lean lane, ``lean_zip_into``, takes the common case first.)"""
-    if lean_zip_into(op, t, other):
-        return True
-    if is_grad_enabled() and (t.requires_grad or getattr(other, "requires_grad", False)):
+    """``add_``/``sub_``/``mul_``/``div_`` as one ``zip`` kernel writing straight into
+    ``t``'s storage, with no temporary and no copy (an optimizer's update under
+    ``no_grad``, ``p.sub_(lr * p.grad)``): ``apply_zip_into`` of
+    ``minitorch/ops/elementwise.py``, when the write records no history. Returns False
+    (doing nothing) when the general recipe is needed: a graph to record, a dtype change,
+    a shape change, or ``other`` overlapping ``t``."""
+    if records_history(t, other):
         return False
-    if not t.dtype.is_floating_point:
-        return False
-    if isinstance(other, Tensor):
-        if other.dtype is not t.dtype or other.device != t.device:
-            return False
-        if other._storage is t._storage and (other._shape, other._strides, other._offset) != (
-            t._shape, t._strides, t._offset
-        ):
-            return False
-        if len(other._shape) > len(t._shape) or broadcast_shapes(t._shape, other._shape) != t._shape:
-            return False
-    elif not is_number(other):
-        return False
-    check_inplace(t)
-    operand = broadcast_view(as_operand(other, t.dtype, t), t._shape)
-    dispatch.zip(op, t, t, operand)
-    t._bump_version()
-    return True
+    return apply_zip_into(op, t, other)
+
+
+def records_history(t: Tensor, value: Any) -> bool:
+    """Whether writing ``value`` into ``t`` in place must record a graph: grad mode on and
+    ``t`` or ``value`` needing a gradient. Then ``apply_inplace``'s recipe rewrites ``t``'s
+    history; otherwise the write is only a write."""
+    return is_grad_enabled() and (t.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
 
 
 def add_(t: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:

@@ -20,7 +20,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.dtypes import as_dtype, bool_, float32, int64
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.ops.common import cast, require_tensor
 from minitorch.ops.diagonals import triangle_mask
 

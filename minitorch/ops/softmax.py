@@ -13,8 +13,8 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.layout import normalize_dim
 from minitorch.ops.activation_derivatives import LogSoftmaxBackward
-from minitorch.ops.binary import apply_zip
 from minitorch.ops.common import require_tensor
+from minitorch.ops.elementwise import apply_zip
 from minitorch.ops.reduce import fold
 from minitorch.ops.unary import apply_map
 

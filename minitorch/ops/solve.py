@@ -25,7 +25,7 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.creation import arange, eye
 from minitorch.dtypes import bool_, int64
 from minitorch.layout import broadcast_shapes, numel
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.ops.common import require_tensor
 from minitorch.ops.linalg import as_batch
 

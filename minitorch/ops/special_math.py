@@ -36,7 +36,7 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.dtypes import float64, get_default_dtype
 from minitorch.layout import checked_numel
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.ops.common import cast, require_tensor
 from minitorch.ops.unary import apply_map
 

@@ -19,7 +19,7 @@ from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_, int64
 from minitorch.layout import normalize_dim
 from minitorch.ops import return_types
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.ops.common import require_tensor
 from minitorch.ops.reduce import mean, std, var
 from minitorch.ops.sort import sort

@@ -16,7 +16,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, finfo, get_default_dtype, int64
 from minitorch.ops.activation_derivatives import ReluBackward, SigmoidBackward, TanhBackward
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.ops.common import cast, require_tensor, result_strides
 from minitorch.scalar_ops import MAP_OPS
 

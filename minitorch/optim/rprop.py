@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import creation
-from minitorch.ops.binary import where
+from minitorch.ops.choice import where
 from minitorch.optim.adagrad import _refuse_options
 from minitorch.optim.optimizer import Optimizer
 

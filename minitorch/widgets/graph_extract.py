@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import AccumulateGrad, BackwardNode, Node
+from minitorch.autograd.function import BackwardNode
+from minitorch.autograd.node import AccumulateGrad, Node
 from minitorch.widgets.graph_replay import Replay
 from minitorch.widgets.tensor_info import describe
 from minitorch.widgets.watch import facts_of

@@ -37,8 +37,9 @@ import copy
 from collections.abc import Sequence
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import AccumulateGrad, BackwardNode, Node, SavedTensor, gradient_edge
+from minitorch.autograd.function import BackwardNode, SavedTensor
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.node import AccumulateGrad, Node, gradient_edge
 from minitorch.widgets.watch import Step, record_backward, step_of
 
 FREED = (

@@ -30,7 +30,7 @@ from typing import Any
 from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd import engine, function
-from minitorch.autograd.function import Node
+from minitorch.autograd.node import Node
 from minitorch.creation import ones_like
 
 
