@@ -87,11 +87,15 @@ def make(key: tuple) -> Any:
 
 
 def remember(key: tuple, plan: Any) -> Any:
-    """Keep ``plan`` for ``key`` (starting afresh when the cache is full) and count it.
+    """Keep ``plan`` for ``key`` (starting afresh when the cache is full) and count it;
+    returns ``plan``. While a trace or capture records nothing is kept: no plan is served
+    then (``remembered``), so keeping one would only crowd the cache.
     Besides the kernel calls above, the ops layer keeps here what its readable code
     decided for a layout (``minitorch/ops/elementwise.py``: promotion, broadcasting, the
     output's layout), under keys that start with the op's path (``"zip_op"``)."""
     global made
+    if tracing.recording:
+        return plan
     if len(cache) >= PLAN_CACHE_SIZE:
         cache.clear()
     cache[key] = plan
