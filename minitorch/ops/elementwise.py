@@ -231,17 +231,20 @@ def saved_operands(ctx: FunctionCtx) -> tuple:
 def apply_zip_into(op: str, t: Tensor, other: Any) -> bool:
     """``t op= other`` written by the kernel straight into ``t``'s storage, when that is
     the whole of the write: ``other`` (a tensor of ``t``'s dtype and device, in other
-    storage, or a plain number) broadcasts to ``t``'s shape, ``t`` is floating-point and
-    has no stretched (stride-0) dimension. Returns False, having done nothing, otherwise:
-    then the caller takes the general recipe of ``minitorch/ops/inplace.py``."""
-    if not t.dtype.is_floating_point:
+    storage, or a plain number of ``t``'s kind) broadcasts to ``t``'s shape, and ``t`` has
+    no stretched (stride-0) dimension. An integer ``t`` takes ``+ - *`` of integers (its
+    ``/`` gives floats, which an integer tensor cannot hold). Returns False, having done
+    nothing, otherwise: then the caller takes the general recipe of
+    ``minitorch/ops/inplace.py``, which raises PyTorch's errors where there are some."""
+    floating = t.dtype.is_floating_point
+    if not floating and (t.dtype is bool_ or op == "div"):
         return False
     if isinstance(other, Tensor):
         if other.dtype is not t.dtype or other.device is not t.device or other._storage is t._storage:
             return False
         key = ("zip_into", op, dispatch.active_backends[t.device.type], t.dtype, t._shape, t._strides,
                other._shape, other._strides)  # fmt: skip
-    elif type(other) is float or type(other) is int:  # (a bool has rules of its own)
+    elif type(other) is int or (floating and type(other) is float):  # (a bool has rules of its own)
         key = ("zip_into", op, dispatch.active_backends[t.device.type], t.dtype, t._shape, t._strides, None)
         other = scalar_tensor(other, t.dtype, t)
     else:

@@ -160,7 +160,15 @@ def copy_(t: Tensor, src: Any) -> Tensor:
     if is_number(src):
         return fill_(t, src)
     require_tensor("copy_", src, "other")  # PyTorch's message names it so
-    return apply_inplace(t, lambda old: src.expand(t.shape).to(t.dtype, device=t.device))
+    if records_history(t, src):
+        return apply_inplace(t, lambda old: src.expand(t.shape).to(t.dtype, device=t.device))
+    check_inplace(t)  # only a write: ``src`` broadcast, converted, copied in
+    if (src._storage is not t._storage or src._offset != t._offset or src._shape != t._shape
+            or src._strides != t._strides):  # fmt: skip
+        write(t, src)  # (a tensor copied onto itself, ``x[i] += 1``'s second half, changes nothing)
+    else:
+        t._bump_version()
+    return t
 
 
 class Fill(Function):

@@ -109,12 +109,16 @@ def test_what_it_cannot_do_is_left_to_the_general_recipe(monkeypatch):
         (x.expand(2, 6), mt.ones(6)),  # stride 0
         (x, True),  # a bool has rules of its own
         (x, np.float32(2.0)),  # a numpy number: the general recipe's conversion
-        (mt.arange(6), mt.ones(6, dtype=mt.int64)),  # integers: the general recipe's checks
+        (mt.arange(6), 0.5),  # a float into integers: the general recipe's error
+        (mt.tensor([True, False]), mt.tensor([True, True])),  # booleans: rules of their own
     ]
     for target, operand in cannot:
         before = target.tolist()
         assert not elementwise.apply_zip_into("add", target, operand)
         assert target.tolist() == before
+    integers = mt.arange(6)
+    assert not elementwise.apply_zip_into("div", integers, 2)  # integer / gives floats
+    assert integers.tolist() == list(range(6))
     assert [key for key in cache if key[0] == "zip_into"] == []
     # ... and the general path gives PyTorch's answers there
     for lib in (mt, torch):
@@ -160,3 +164,29 @@ def test_a_leaf_s_update_under_no_grad_keeps_it_a_leaf_with_its_gradient():
     assert w.is_leaf and w.requires_grad and w.grad_fn is None
     with pytest.raises(RuntimeError, match="leaf Variable"):
         w.sub_(1.0)  # out of no_grad the recipe refuses, as PyTorch does
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "int8"])
+def test_integer_counts_written_in_place_agree_with_pytorch(dtype, backend):
+    """``N[i, j] += 1`` (a bigram count) and friends on integer tensors: one kernel into
+    ``N``, wrapping around at the dtype's range as PyTorch's does, its version bumped."""
+    results = []
+    for lib in (mt, torch):
+        N = lib.zeros(5, 4, dtype=getattr(lib, dtype))
+        for i, j in [(1, 2), (1, 2), (4, 3), (0, 0), (1, 2)]:
+            N[i, j] += 1
+        N[2] += 120
+        N[:, 1] *= 3
+        N[3, ::2] -= 2
+        N.t()[1] += lib.arange(5, dtype=getattr(lib, dtype))  # a transposed target, a tensor operand
+        N += 200  # wraps around in the small dtypes
+        results.append((N.tolist(), N._version))
+    assert results[0] == results[1]
+
+
+def test_integer_writes_find_their_plan(monkeypatch):
+    N = mt.zeros(27, 27, dtype=mt.int32)
+    N[3, 4] += 1
+    made = plans.made
+    N[5, 6] += 1  # another element: the same layout, the same plan
+    assert plans.made == made and N[5, 6].item() == 1 and N.sum().item() == 2
