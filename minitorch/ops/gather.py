@@ -154,15 +154,21 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
 
 class PickPerRow(Function):
     """``out[i] = x[i, index[i]]``: one entry of each row of the matrix ``x``, chosen by
-    the vector ``index`` (checked by the caller): one gather kernel along dim 1
-    (``nll_loss``: each sample's log-probability of its class). Its gradient puts each
-    ``grad[i]`` back at ``[i, index[i]]`` of a zero matrix (``ScatterPerRow``)."""
+    the vector ``index`` (checked by the caller): one gather kernel (``nll_loss``: each
+    sample's log-probability of its class). Its gradient puts each ``grad[i]`` back at
+    ``[i, index[i]]`` of a zero matrix (``ScatterPerRow``).
+
+    The kernel walks the last dimension of its output one stride step at a time, so the
+    samples are laid along it: ``out`` as a row ``[1, N]``, ``x`` read as its transpose
+    ``[C, N]`` (a view), gathered along dim 0: ``out[0, i] = xT[index[i], i] = x[i, index[i]]``.
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, index: Tensor) -> Tensor:
         ctx.index, ctx.shape = index, x._shape
         out = Tensor._empty(index._shape, x.dtype, x.device)
-        dispatch.gather(_as_column(out), x, 1, _as_column(index))
+        transposed = x._view(x._shape[::-1], x._strides[::-1], x._offset)
+        dispatch.gather(_as_row(out), transposed, 0, _as_row(index))
         return out
 
     @staticmethod
@@ -194,6 +200,11 @@ def pick_per_row(x: Tensor, index: Tensor) -> Tensor:
 def scatter_per_row(shape: tuple[int, int], index: Tensor, values: Tensor) -> Tensor:
     """A zero matrix of ``shape`` with ``values[i]`` at ``[i, index[i]]`` (``ScatterPerRow``)."""
     return ScatterPerRow.apply(values, index, shape)
+
+
+def _as_row(t: Tensor) -> Tensor:
+    """The vector ``t`` as a one-row matrix: a view, for the kernels (no graph)."""
+    return t._view((1,) + t._shape, (t._shape[0] * t._strides[0] or 1,) + t._strides, t._offset)
 
 
 def _as_column(t: Tensor) -> Tensor:
