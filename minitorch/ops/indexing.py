@@ -20,6 +20,7 @@ dimension of size 1/0; and a list holding lists or slices is read as a tuple
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -32,7 +33,7 @@ from minitorch.dtypes import bool_, check_scalar_fits, int64
 from minitorch.layout import contiguous_strides, numel
 from minitorch.ops.gather import as_index_tensor, nonzero
 from minitorch.ops.inplace import apply_inplace, copy_
-from minitorch.ops.shape import region
+from minitorch.ops.shape import Select, Slice, UnsqueezeRegion
 
 
 def _key_items(key: Any) -> tuple:
@@ -88,72 +89,117 @@ def _dims_consumed(item: Any) -> int:
     return 1
 
 
-def _parse_key(x: Tensor, items: tuple) -> tuple[list, list]:
-    """Split canonical key items into basic layout steps and advanced (dim, index) pairs."""
-    consumed = sum(_dims_consumed(item) for item in items)
-    if sum(item is Ellipsis for item in items) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if consumed > x.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    steps: list = []
-    advanced: list = []
-    dim = 0  # dimension of the result being built
-    source_dim = 0  # dimension of x the next item indexes
-    for item in items:
-        if item is Ellipsis:
-            skip = x.ndim - consumed
-            dim += skip
-            source_dim += skip
-        elif item is None:
-            steps.append(("unsqueeze", dim))
-            dim += 1
-        elif isinstance(item, bool):  # t[True] is t[None][[0]]; t[False] is t[None][[]]
-            steps.append(("unsqueeze", dim))
-            advanced.append((dim, as_index_tensor(np.zeros(int(item), dtype=np.int64), x)))
-            dim += 1
-        elif isinstance(item, int):
-            size = x._shape[source_dim]
-            if not -size <= item < size:
-                raise IndexError(
-                    f"index {item} is out of bounds for dimension {source_dim} with size {size}"
-                )
-            steps.append(("select", dim, item))
-            source_dim += 1
-        elif isinstance(item, slice):
-            start = 0 if item.start is None else int(item.start)
-            stop = x._shape[source_dim] if item.stop is None else int(item.stop)
-            step = 1 if item.step is None else int(item.step)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            steps.append(("slice", dim, start, stop, step))
-            dim += 1
-            source_dim += 1
-        elif item.dtype is bool_:
-            for k in range(item.ndim):
-                if item._shape[k] != x._shape[source_dim + k]:
-                    raise IndexError(
-                        f"The shape of the mask {list(item.shape)} at index {k} does not "
-                        f"match the shape of the indexed tensor {list(x.shape)} at index "
-                        f"{source_dim + k}"
-                    )
-            for k, column in enumerate(nonzero(item, as_tuple=True)):
-                advanced.append((dim + k, column))
-            dim += item.ndim
-            source_dim += item.ndim
+def _parse_key(x: Tensor, key: Any) -> tuple:
+    """Read a key in one walk: the view its basic items make, and its advanced items.
+
+    Returns ``(view, advanced)``. ``view`` is ``(node, layout, relative)``, or ``None`` when
+    the key takes no basic step: ``layout`` is ``(shape, strides, offset)`` over ``x``'s
+    storage, ``relative`` the same region inside a contiguous tensor of ``x``'s shape (for
+    the backward), and ``node`` the ``RegionView`` named after the last step, as PyTorch
+    names it. Each basic item changes the layout where the walk stands::
+
+        t[i]       offset += i * stride, the dimension is dropped        (select)
+        t[a:b:s]   offset += a * stride, size = len(range(a, b, s)),
+                   stride *= s                                          (slice)
+        t[None]    a new dimension of size 1                            (unsqueeze)
+
+    ``advanced`` holds a ``(dim, index)`` pair for each index tensor (a mask gives one per
+    dimension it covers): they keep their dimensions in the view, and are picked from it
+    afterwards (``_advanced_index``), ``dim`` counting the view's dimensions."""
+    kind = type(key)
+    raw = key if kind is tuple else (key,) if kind is int or kind is slice else _key_items(key)
+    items, consumed, ellipses = [], 0, 0
+    for item in raw:  # every item canonical (``_canonical_item``); ints and slices already are
+        if type(item) is int or type(item) is slice:
+            consumed += 1
         else:
-            advanced.append((dim, item))
-            dim += 1
-            source_dim += 1
-    return steps, advanced
+            item = _canonical_item(item, x)
+            consumed += _dims_consumed(item)
+            ellipses += item is Ellipsis
+        items.append(item)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    shape, strides = x._shape, x._strides
+    ndim = len(shape)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    dense = contiguous_strides(shape)  # the strides ``relative`` starts from
+    new_shape: list = []
+    new_strides: list = []
+    new_dense: list = []
+    offset, dense_offset = x._offset, 0
+    advanced: list = []
+    last = None  # the last basic step taken
+    src = 0  # the dimension of x the next item indexes
+    for item in items:
+        kind = type(item)
+        if kind is int:
+            size = shape[src]
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension {src} with size {size}")
+            if item < 0:
+                item += size
+            offset += item * strides[src]
+            dense_offset += item * dense[src]
+            src += 1
+            last = Select
+        elif kind is slice:
+            if item.step is not None and operator.index(item.step) <= 0:
+                raise ValueError("step must be greater than zero")
+            start, stop, step = item.indices(shape[src])
+            new_shape.append(max(0, (stop - start + step - 1) // step))
+            new_strides.append(strides[src] * step)
+            new_dense.append(dense[src] * step)
+            offset += start * strides[src]
+            dense_offset += start * dense[src]
+            src += 1
+            last = Slice
+        elif item is None or kind is bool:  # t[True] is t[None][[0]]; t[False] is t[None][[]]
+            if kind is bool:
+                advanced.append((len(new_shape), as_index_tensor(np.zeros(int(item), dtype=np.int64), x)))
+            # the new dimension's stride: what a contiguous tensor would have there
+            new_shape.append(1)
+            new_strides.append(shape[src] * strides[src] if src < ndim else 1)
+            new_dense.append(shape[src] * dense[src] if src < ndim else 1)
+            last = UnsqueezeRegion
+        elif item is Ellipsis:
+            skip = ndim - consumed
+            new_shape += shape[src : src + skip]
+            new_strides += strides[src : src + skip]
+            new_dense += dense[src : src + skip]
+            src += skip
+        else:  # an index tensor, or a mask: its dimensions stay, to be picked from
+            covered = item.ndim if item.dtype is bool_ else 1
+            if item.dtype is bool_:
+                for k in range(covered):
+                    if item._shape[k] != shape[src + k]:
+                        raise IndexError(
+                            f"The shape of the mask {list(item.shape)} at index {k} does not "
+                            f"match the shape of the indexed tensor {list(x.shape)} at index "
+                            f"{src + k}"
+                        )
+                for k, column in enumerate(nonzero(item, as_tuple=True)):
+                    advanced.append((len(new_shape) + k, column))
+            else:
+                advanced.append((len(new_shape), item))
+            new_shape += shape[src : src + covered]
+            new_strides += strides[src : src + covered]
+            new_dense += dense[src : src + covered]
+            src += covered
+    if last is None:
+        return None, advanced
+    new_shape += shape[src:]
+    layout = (tuple(new_shape), (*new_strides, *strides[src:]), offset)
+    relative = (layout[0], (*new_dense, *dense[src:]), dense_offset)
+    return (last, layout, relative), advanced
 
 
 def getitem(x: Tensor, key: Any) -> Tensor:
-    items = tuple(_canonical_item(item, x) for item in _key_items(key))
-    steps, advanced = _parse_key(x, items)
-    result = region(x, steps) if steps else x
-    if not advanced:
-        return result if steps else region(x, [])
-    return _advanced_index(result, advanced)
+    view, advanced = _parse_key(x, key)
+    if view is None and not advanced:  # ``t[...]``, ``t[()]``: the whole tensor, as a view
+        view = (Slice, (x._shape, x._strides, x._offset), (x._shape, contiguous_strides(x._shape), 0))
+    result = view[0].apply(x, view[1], view[2]) if view else x
+    return _advanced_index(result, advanced) if advanced else result
 
 
 def _advanced_index(x: Tensor, advanced: list) -> Tensor:
@@ -217,19 +263,19 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
     broadcast: ``x[0] = ones(1, 3)`` fills row 0 of a ``(2, 3)`` tensor. An advanced write
     of a tensor needs the same dtype (except a one-element value under one mask)."""
     value = _assignable(value, x)
-    items = tuple(_canonical_item(item, x) for item in _key_items(key))
-    steps, advanced = _parse_key(x, items)
+    view, advanced = _parse_key(x, key)
     if not advanced:
-        copy_(region(x, steps) if steps else x, value)
+        copy_(view[0].apply(x, view[1], view[2]) if view else x, value)
         return
     if isinstance(value, Tensor) and value.dtype is not x.dtype:
-        if not (_is_one_mask(items) and value.numel() == 1):  # PyTorch's masked_fill case
+        if not (_is_one_mask(x, key) and value.numel() == 1):  # PyTorch's masked_fill case
             raise RuntimeError(
                 f"Index put requires the source and destination dtypes match, got "
                 f"{x.dtype.name} for the destination and {value.dtype.name} for the source "
                 f"(convert it first: value.to(minitorch.{x.dtype.name}))"
             )
-    apply_inplace(x, lambda old: _index_put(old, steps, advanced, value))
+    relative = view[2] if view else None
+    apply_inplace(x, lambda old: _index_put(old, relative, advanced, value))
 
 
 def _assignable(value: Any, x: Tensor) -> Any:
@@ -254,20 +300,21 @@ def _assignable(value: Any, x: Tensor) -> Any:
     )
 
 
-def _is_one_mask(items: tuple) -> bool:
+def _is_one_mask(x: Tensor, key: Any) -> bool:
     """Whether the only advanced item of a key is one boolean mask tensor."""
+    items = [_canonical_item(item, x) for item in (key if isinstance(key, tuple) else (key,))]
     tensors = [item for item in items if isinstance(item, Tensor)]
     has_bool = any(isinstance(item, bool) for item in items)
     return len(tensors) == 1 and tensors[0].dtype is bool_ and not has_bool
 
 
-def _index_put(x: Tensor, steps: list, advanced: list, value: Any) -> Tensor:
-    """``x`` with the elements picked by ``(steps, advanced)`` replaced by ``value``
-    (out of place). The same key applied to a tensor of positions ``0, 1, 2, ...`` says
-    which elements of ``x`` are written."""
+def _index_put(x: Tensor, relative: tuple | None, advanced: list, value: Any) -> Tensor:
+    """``x`` with the elements the key picks replaced by ``value`` (out of place). The same
+    key applied to a tensor of positions ``0, 1, 2, ...`` says which elements of ``x`` are
+    written: its view (``relative``, the key's basic steps) and then its ``advanced`` picks."""
     positions = Tensor._make(dispatch.from_numpy(np.arange(x.numel(), dtype=np.int64), x.device.type),
                        x._shape, contiguous_strides(x._shape), 0, int64, x.device)  # fmt: skip
-    targets = _advanced_index(region(positions, steps) if steps else positions, advanced)
+    targets = _advanced_index(positions._view(*relative) if relative else positions, advanced)
     if not isinstance(value, Tensor):
         value = Tensor._full((), value, x.dtype, x.device)
     values = value.to(x.dtype).expand(targets.shape).reshape(-1)
