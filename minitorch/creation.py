@@ -31,8 +31,7 @@ from minitorch.layout import INT64_MAX, allocating, as_int, checked_numel, conti
 
 def _finish(array: np.ndarray, dtype: DType, device: Any, requires_grad: bool) -> Tensor:
     """Wrap a host array (any layout) as a new contiguous tensor on ``device``."""
-    with np.errstate(over="ignore", invalid="ignore"):  # casts as PyTorch's: 1e300 -> inf
-        array = dtype.encode(array)
+    array = dtype.encode(array)  # (casts as PyTorch's: 1e300 -> inf in float32)
     if not array.flags.c_contiguous:
         array = array.copy(order="C")
     dev = as_device(device) if device is not None else get_default_device()
@@ -48,6 +47,8 @@ def _nested_shape(data: Any, depth: int = 0) -> tuple[int, ...]:
     if isinstance(data, (list, tuple)):
         if not data:
             return (0,)
+        if not any(isinstance(item, (list, tuple, Tensor)) for item in data):
+            return (len(data),)  # a list of numbers: one dimension
         shapes = [_nested_shape(item, depth + 1) for item in data]
         for item_shape in shapes[1:]:
             if len(item_shape) != len(shapes[0]):
@@ -131,9 +132,10 @@ def _flat(data: Any) -> list:
 
 
 def _unwrap_tensors(data: Any) -> Any:
+    """Nested lists with every tensor inside replaced by its numbers (``tolist``)."""
     if isinstance(data, Tensor):
         return data.tolist()
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple)) and any(isinstance(item, (list, tuple, Tensor)) for item in data):
         return [_unwrap_tensors(item) for item in data]
     return data
 

@@ -66,6 +66,8 @@ class dtype:  # noqa: N801 (PyTorch's name)
     def encode(self, values: np.ndarray) -> np.ndarray:
         """Numbers (any NumPy array) as storage cells of this type. A float64 reaches
         a 16-bit float through float32, rounding twice, as PyTorch's conversions do."""
+        if self is not bfloat16 and getattr(values, "dtype", None) == self.numpy:
+            return np.asarray(values)  # already cells of this type: nothing to convert
         with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, as PyTorch casts
             if self is bfloat16:
                 return float32_to_bfloat16(np.asarray(values, dtype=np.float32))
