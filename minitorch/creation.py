@@ -183,13 +183,20 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return full(_sizes(size), 0, dtype=dtype or get_default_dtype(), device=device,
-                requires_grad=requires_grad)  # fmt: skip
+    return _filled(_sizes(size), 0, dtype, device, requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return full(_sizes(size), 1, dtype=dtype or get_default_dtype(), device=device,
-                requires_grad=requires_grad)  # fmt: skip
+    return _filled(_sizes(size), 1, dtype, device, requires_grad)
+
+
+def _filled(sizes: tuple[int, ...], value: int, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    """``full`` for checked ``sizes`` and a 0 or a 1, which every dtype holds: the default
+    float dtype unless one is given, nothing to infer or check."""
+    dtype = get_default_dtype() if dtype is None else as_dtype(dtype)
+    dev = as_device(device) if device is not None else get_default_device()
+    t = Tensor._full(sizes, value, dtype, dev)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
