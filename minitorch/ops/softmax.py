@@ -14,6 +14,7 @@ from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.layout import normalize_dim
 from minitorch.ops.activation_derivatives import LogSoftmaxBackward
 from minitorch.ops.common import require_tensor
+from minitorch.ops.elementwise import apply_zip
 from minitorch.ops.reduce import fold
 from minitorch.ops.unary import apply_map
 
@@ -50,8 +51,9 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dim: int) -> Tensor:
-        shifted = x - fold("max", x, (dim,), keepdim=True)
-        y = shifted - apply_map("log", fold("sum", apply_map("exp", shifted), (dim,), keepdim=True))
+        shifted = apply_zip("sub", x, fold("max", x, (dim,), keepdim=True))
+        log_sum = apply_map("log", fold("sum", apply_map("exp", shifted), (dim,), keepdim=True))
+        y = apply_zip("sub", shifted, log_sum)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y

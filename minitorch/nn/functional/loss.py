@@ -102,14 +102,13 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  
     return _reduce((input - target).abs(), reduction)
 
 
-def _classes_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple]:  # noqa: A002
-    """``input [N, C, d1, ...]`` -> ``[N*d1*..., C]`` and ``target`` -> ``[N*d1*...]``;
-    also returns the target's shape (for ``reduction="none"``)."""
+def _check_target_shape(input: Tensor, target: Tensor) -> None:  # noqa: A002
+    """One class index per sample: ``target`` is ``input``'s shape without the class dim."""
     if input.ndim == 1:  # one unbatched sample [C]
         if target.ndim != 0:
             raise ValueError(f"Expected a 0D target for a 1D input, got target of shape "
                              f"{list(target.shape)}")  # fmt: skip
-        return input.unsqueeze(0), target.reshape(1), ()
+        return
     if input.ndim == 0:
         raise ValueError("Expected input of shape [N, C] (or [C], or [N, C, d1, ...]), got a 0D tensor")
     expected = input._shape[:1] + input._shape[2:]
@@ -118,6 +117,14 @@ def _classes_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple]
             f"Expected target of shape {list(expected)} (one class index per sample) for input "
             f"of shape {list(input.shape)}, got {list(target.shape)}"
         )
+
+
+def _classes_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple]:  # noqa: A002
+    """``input [N, C, d1, ...]`` -> ``[N*d1*..., C]`` and ``target`` -> ``[N*d1*...]``
+    (shapes checked by ``_check_target_shape``); also returns the target's shape (for
+    ``reduction="none"``)."""
+    if input.ndim == 1:  # one unbatched sample [C]
+        return input.unsqueeze(0), target.reshape(1), ()
     if input.ndim == 2:  # the usual [N, C]: already in shape
         return input, target, target._shape
     order = (0,) + tuple(range(2, input.ndim)) + (1,)
@@ -185,25 +192,22 @@ class NllLoss(Function):
         return _classes_first(grad_logp, ctx.input_shape)
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
-             ignore_index: int = -100, reduction: str = "mean") -> Tensor:  # fmt: skip
-    """Negative log-likelihood: ``-input[i, target[i]]``, for log-probabilities ``input``
-    of shape ``[N, C]`` and class indices ``target`` of shape ``[N]``. With class weights
-    ``w``, each term is multiplied by ``w[target[i]]`` and the mean divides by their sum."""
-    _require_tensors("nll_loss", input, target)
-    _check_reduction(reduction)
+def _check_class_targets(input: Tensor, target: Tensor, weight: Tensor | None,  # noqa: A002
+                         ignore_index: int) -> tuple[Tensor, bool]:  # fmt: skip
+    """Refuse class-index targets that the gather kernel must never see, before any kernel
+    runs: a non-integer dtype, a wrong shape, an index out of range (the kernel does no
+    bounds checks), class weights of the wrong size. Returns the targets as int64 and
+    whether every one counts (none is ``ignore_index``)."""
     if target.dtype not in (int64, int32):
         raise RuntimeError(
             f"expected scalar type Long but found {target.dtype.name.capitalize()}: class "
             "indices must be an integer tensor (for class probabilities use cross_entropy)"
         )
-    logp, flat_target, _ = _classes_last(input, target)  # (raises for a wrong shape)
-    classes = logp._shape[1]
+    _check_target_shape(input, target)
+    classes = input._shape[1] if input.ndim > 1 else input._shape[0]
 
     def check(values: np.ndarray) -> bool:
-        """Refuse a class index out of range (it must never reach the gather kernel,
-        which does no bounds checks); answer whether every target counts (none is
-        ``ignore_index``). On the host: a few integers, cheaper than kernels."""
+        """On the host: a few integers, cheaper than kernels."""
         unsigned = values.view(f"u{values.itemsize}")  # (a negative index reads as a huge one)
         if values.size == 0 or (unsigned.max() < classes and not 0 <= ignore_index < classes):
             return True  # the usual case: every target is a class, none can be ignore_index
@@ -216,11 +220,22 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
             )
         return bool(valid.all())
 
-    all_valid = dispatch.validate(flat_target, check)
+    all_valid = dispatch.validate(target if target.ndim == 1 else target.reshape(-1), check)
     if weight is not None and (weight.ndim != 1 or weight.shape[0] != classes):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
                            f"no classes but got weight tensor of shape: {list(weight.shape)}")  # fmt: skip
-    return NllLoss.apply(input, target=target.to(int64), weight=weight, ignore_index=ignore_index,
+    return (target if target.dtype is int64 else target.to(int64)), all_valid
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+             ignore_index: int = -100, reduction: str = "mean") -> Tensor:  # fmt: skip
+    """Negative log-likelihood: ``-input[i, target[i]]``, for log-probabilities ``input``
+    of shape ``[N, C]`` and class indices ``target`` of shape ``[N]``. With class weights
+    ``w``, each term is multiplied by ``w[target[i]]`` and the mean divides by their sum."""
+    _require_tensors("nll_loss", input, target)
+    _check_reduction(reduction)
+    target, all_valid = _check_class_targets(input, target, weight, ignore_index)
+    return NllLoss.apply(input, target=target, weight=weight, ignore_index=ignore_index,
                          all_valid=all_valid, reduction=reduction)  # fmt: skip
 
 
@@ -234,11 +249,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 1 if input.ndim > 1 else 0
-    logp = log_softmax(input, class_dim)
-    classes = input._shape[class_dim]
+    classes = input._shape[class_dim] if input.ndim else 0
     if target.dtype.is_floating_point:
+        logp = log_softmax(input, class_dim)
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
-    loss = nll_loss(logp, target, weight, ignore_index, reduction)
+    # Class indices: checked before anything runs, then log_softmax and nll_loss's op.
+    index, all_valid = _check_class_targets(input, target, weight, ignore_index)
+    logp = log_softmax(input, class_dim)
+    loss = NllLoss.apply(logp, target=index, weight=weight, ignore_index=ignore_index,
+                         all_valid=all_valid, reduction=reduction)  # fmt: skip
     if label_smoothing == 0.0:
         return loss
     # Smoothing mixes in the loss against the uniform distribution over the classes.
