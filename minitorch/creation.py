@@ -132,8 +132,7 @@ def _flat(data: Any) -> list:
 
 
 def _unwrap_tensors(data: Any) -> Any:
-    """Nested lists with every tensor inside replaced by its numbers (``tolist``)."""
-    if isinstance(data, Tensor):
+    if isinstance(data, Tensor):  # nested lists with each tensor inside as its numbers
         return data.tolist()
     if isinstance(data, (list, tuple)) and any(isinstance(item, (list, tuple, Tensor)) for item in data):
         return [_unwrap_tensors(item) for item in data]
@@ -191,11 +190,9 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
 
 
 def _filled(sizes: tuple[int, ...], value: int, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
-    """``full`` for checked ``sizes`` and a 0 or a 1, which every dtype holds: the default
-    float dtype unless one is given, nothing to infer or check."""
-    dtype = get_default_dtype() if dtype is None else as_dtype(dtype)
+    """``full`` of a 0 or a 1 (which every dtype holds: nothing to check) at checked ``sizes``."""
     dev = as_device(device) if device is not None else get_default_device()
-    t = Tensor._full(sizes, value, dtype, dev)
+    t = Tensor._full(sizes, value, get_default_dtype() if dtype is None else as_dtype(dtype), dev)
     return t.requires_grad_(True) if requires_grad else t
 
 
