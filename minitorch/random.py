@@ -85,6 +85,15 @@ class Generator:
         """``count`` 64-bit draws (PyTorch's ``random64()``): two words each, high first."""
         return self.engine.words64(count)
 
+    def random_list(self, count: int) -> list[int]:
+        """The same draws as ``random`` as a list of Python ints, for code that handles a
+        few numbers one at a time (no array to build and read back)."""
+        return self.engine.take(count) if count < WORDS else self.engine.words(count).tolist()
+
+    def random64_list(self, count: int) -> list[int]:
+        """The same draws as ``random64`` as a list of Python ints."""
+        return self.engine.take64(count) if count < WORDS else self.engine.words64(count).tolist()
+
     def get_state(self) -> Tensor:
         """The whole state as PyTorch's 5056 bytes (a ``uint8`` tensor)."""
         engine, double, single = self.engine, self.next_double_normal, self.next_float_normal
@@ -107,10 +116,12 @@ class Generator:
         seed, left, seeded, position = _HEAD.unpack_from(data)
         table = np.frombuffer(data, dtype="<u8", count=WORDS, offset=_HEAD.size)
         _, double, _, has_double, single, has_single = _TAIL.unpack_from(data, _HEAD.size + 8 * WORDS)
-        if not (seeded and 0 < left <= WORDS and position <= WORDS):
+        # ``left - 1`` words remain from ``next`` on, so they end at the table's end (a fresh
+        # seed has ``left == 1``: the next draw twists, whatever ``next`` says)
+        if not (seeded and 0 < left <= WORDS and position <= WORDS
+                and (left == 1 or position + left == WORDS + 1)):  # fmt: skip
             raise RuntimeError("Invalid mt19937 state")
-        self.engine.seed, self.engine.left, self.engine.next = seed, left, position
-        self.engine.table = table.astype(np.uint32)
+        self.engine.restore(seed, table.astype(np.uint32), left, position)
         self.next_double_normal = double if has_double else None
         self.next_float_normal = single if has_single else None
         return self

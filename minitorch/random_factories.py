@@ -10,6 +10,7 @@ CUDA generator is Philox, so PyTorch's own CUDA numbers differ from these).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,7 +45,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     """Uniform random numbers in ``[0, 1)``."""
     gen, sizes, dtype = generator_or_default(generator), _sizes(size), _float_dtype(dtype)
     with allocating(sizes, 8):
-        values = transforms.uniform(gen, int(np.prod(sizes)), dtype.name).reshape(sizes)
+        values = transforms.uniform(gen, math.prod(sizes), dtype.name).reshape(sizes)
     return _finish(values, dtype, device, requires_grad)
 
 
@@ -53,7 +54,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     """Standard normal random numbers (mean 0, variance 1)."""
     gen, sizes, dtype = generator_or_default(generator), _sizes(size), _float_dtype(dtype)
     with allocating(sizes, 8):
-        values = transforms.normal(gen, int(np.prod(sizes)), dtype.name).reshape(sizes)
+        values = transforms.normal(gen, math.prod(sizes), dtype.name).reshape(sizes)
     return _finish(values, dtype, device, requires_grad)
 
 
@@ -67,7 +68,7 @@ def randint(low: int, high: int | None = None, size: Sequence[int] = (), *,
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     gen, sizes, dtype = generator_or_default(generator), _sizes((tuple(size),)), as_dtype(dtype or int64)
-    values = transforms.integers(gen, int(np.prod(sizes)), int(low), int(high)).reshape(sizes)
+    values = transforms.integers(gen, math.prod(sizes), int(low), int(high)).reshape(sizes)
     return _finish(values, dtype, device, False)
 
 
@@ -145,7 +146,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         gen, sizes, dtype = generator_or_default(generator), _sizes((tuple(size),)), _float_dtype(dtype)
-        values = transforms.normal(gen, int(np.prod(sizes)), dtype.name, float(mean), float(std))
+        values = transforms.normal(gen, math.prod(sizes), dtype.name, float(mean), float(std))
         return _finish(values.reshape(sizes), dtype, device, requires_grad)
     if isinstance(std, Tensor) and bool((std < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")

@@ -35,15 +35,35 @@ from minitorch.float32_math import fma, log_avx2, sincos_avx2
 MANTISSA_BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}
 
 
+# Fewer numbers than this are made one at a time in Python, from the draws as Python ints:
+# for a handful of numbers that is less work than a chain of NumPy calls on tiny arrays.
+# The numbers are the same either way (each step below is exact or rounds once, alike).
+FEW = 64
+
+
 def unit_uniform(gen: Any, count: int, dtype: str) -> np.ndarray:
     """``count`` uniforms in ``[0, 1)`` with the dtype's mantissa bits (float64 for
     float64, float32 for the others: PyTorch computes halves in float)."""
+    real = np.float64 if dtype == "float64" else np.float32
+    if count < FEW:
+        return np.array(unit_uniform_list(gen, count, dtype), dtype=real)
     bits = MANTISSA_BITS[dtype]
     if dtype == "float64":
         words = gen.random64(count) & np.uint64(2**bits - 1)
         return words.astype(np.float64) * 2.0**-bits
     words = gen.random(count) & np.uint32(2**bits - 1)
     return words.astype(np.float32) * np.float32(2.0**-bits)
+
+
+def unit_uniform_list(gen: Any, count: int, dtype: str) -> list[float]:
+    """The numbers of ``unit_uniform`` as Python floats: each is a whole number below
+    ``2**bits`` times ``2**-bits``, so a float64 (and a float32) holds it exactly."""
+    if count >= FEW:
+        return unit_uniform(gen, count, dtype).tolist()
+    bits = MANTISSA_BITS[dtype]
+    mask, scale = 2**bits - 1, 2.0**-bits
+    draws = gen.random64_list(count) if dtype == "float64" else gen.random_list(count)
+    return [(word & mask) * scale for word in draws]
 
 
 def _in_dtype(value: float, dtype: str) -> Any:
@@ -60,12 +80,14 @@ def uniform(gen: Any, count: int, dtype: str, low: float = 0.0, high: float = 1.
     """``uniform_(low, high)``: ``x * (high - low) + low`` with the bounds in the dtype."""
     a, b = _in_dtype(low, dtype), _in_dtype(high, dtype)
     x = unit_uniform(gen, count, dtype)
+    if a == 0 and b == 1:  # rand(): x * (1 - 0) + 0 is x itself, exactly
+        return x
     if dtype == "float64":
         return _multiply_add(b - a, x, a, np.float64)  # one rounding: the compiled loop's FMA
     return fma(x, b - a, a)
 
 
-def _box_muller_one_by_one(gen: Any, count: int, mean: float, std: float) -> np.ndarray:
+def _box_muller_one_by_one(gen: Any, count: int, mean: float, std: float) -> Any:
     """The small path: float64 Box-Muller, one value per step, the sine value cached.
 
     Each pair of uniforms ``(u1, u2)`` gives two values, ``r cos(theta)`` now and
@@ -76,23 +98,23 @@ def _box_muller_one_by_one(gen: Any, count: int, mean: float, std: float) -> np.
             else: draw (u1, u2); value = r cos(theta); cache r sin(theta)
 
     Which steps draw is known in advance (every other one, from the first without a cached
-    value), so all the pairs are drawn at once: the same words, in the same order."""
-    out = np.empty(count, dtype=np.float64)
-    start = 0
+    value), so all the pairs are drawn at once: the same words, in the same order. Then
+    ``value * std + mean``, rounded once (a list of floats, or an array when it must be
+    rounded as a fused multiply-add)."""
+    values = []
     if count and gen.next_double_normal is not None:
-        out[0], gen.next_double_normal, start = gen.next_double_normal, None, 1
-    pairs = (count - start + 1) // 2
-    uniforms = unit_uniform(gen, 2 * pairs, "float64").tolist()
-    for k in range(pairs):
-        u1, u2 = uniforms[2 * k], uniforms[2 * k + 1]
+        values.append(gen.next_double_normal)
+        gen.next_double_normal = None
+    uniforms = unit_uniform_list(gen, (count - len(values) + 1) // 2 * 2, "float64")
+    for u1, u2 in zip(uniforms[0::2], uniforms[1::2]):
         r = math.sqrt(-2.0 * math.log1p(-u2))
         theta = 2.0 * math.pi * u1
-        out[start + 2 * k] = r * math.cos(theta)
-        if start + 2 * k + 1 < count:
-            out[start + 2 * k + 1] = r * math.sin(theta)
-        else:
-            gen.next_double_normal = r * math.sin(theta)
-    return _multiply_add(std, out, mean, np.float64)  # value * std + mean, one rounding
+        values += (r * math.cos(theta), r * math.sin(theta))
+    if len(values) > count:
+        gen.next_double_normal = values.pop()
+    if std == 1 or mean == 0:  # one of the two steps is exact: plain arithmetic rounds once
+        return [value * std + mean for value in values]
+    return _multiply_add(std, np.array(values, dtype=np.float64), mean, np.float64)
 
 
 def _blocks_of_16(x: np.ndarray, mean: Any, std: Any) -> np.ndarray:
@@ -123,7 +145,7 @@ def normal(gen: Any, count: int, dtype: str, mean: float = 0.0, std: float = 1.0
     """``normal_(mean, std)`` on ``count`` elements, by PyTorch's two paths."""
     if count < 16 or not contiguous or dtype in ("float16", "bfloat16"):
         values = _box_muller_one_by_one(gen, count, mean, std)
-        return values if dtype == "float64" else values.astype(np.float32)
+        return np.array(values, dtype=np.float64 if dtype == "float64" else np.float32)
     real = np.float64 if dtype == "float64" else np.float32
     m, s = real(mean), real(std)
     data = unit_uniform(gen, count, dtype)
@@ -140,25 +162,23 @@ def integers(gen: Any, count: int, low: int, high: int) -> np.ndarray:
     more takes 64-bit draws, whatever the dtype (PyTorch 2.13's rule, measured against it:
     not 2**32, which left ``randint`` wrong for ranges between the two)."""
     span = high - low
-    if span >= 2**28:
-        draws = gen.random64(count)
-    else:
-        draws = gen.random(count).astype(np.uint64)
-    return ((draws % np.uint64(span)).astype(np.int64) + np.int64(low)) if count else np.zeros(0, np.int64)
+    if count < FEW:
+        draws = gen.random64_list(count) if span >= 2**28 else gen.random_list(count)
+        return np.array([draw % span + low for draw in draws], dtype=np.int64)
+    draws = gen.random64(count) if span >= 2**28 else gen.random(count).astype(np.uint64)
+    return (draws % np.uint64(span)).astype(np.int64) + np.int64(low)
 
 
 def permutation(gen: Any, n: int) -> np.ndarray:
     """``randperm(n)``: Fisher-Yates from the front, ``swap(p[i], p[i + draw % (n - i)])``
     (64-bit draws once ``n`` nears the 32-bit range, so ``%`` stays unbiased)."""
-    order = np.arange(n, dtype=np.int64)
-    if n < 2:
-        return order
-    draws = gen.random(n - 1) if n < (2**32 - 1) // 20 else gen.random64(n - 1)
-    offsets = (draws.astype(np.uint64) % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64)
-    for i, offset in enumerate(offsets.tolist()):
-        j = i + offset
+    order = list(range(n))
+    count = max(n - 1, 0)
+    draws = gen.random_list(count) if n < (2**32 - 1) // 20 else gen.random64_list(count)
+    for i, draw in enumerate(draws):
+        j = i + draw % (n - i)
         order[i], order[j] = order[j], order[i]
-    return order
+    return np.array(order, dtype=np.int64)
 
 
 def exponential(gen: Any, count: int, lambd: float) -> np.ndarray:
