@@ -23,7 +23,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, check_scalar_fits, from_numpy_dtype, int32, int64
 from minitorch.layout import contiguous_strides, normalize_dim
-from minitorch.ops.common import broadcast_view, cast, require_tensor
+from minitorch.ops.common import cast, require_tensor
 
 INDEX_DTYPES = (int64, int32, bool_)
 
@@ -236,12 +236,20 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
             raise IndexError(f"index out of range in self (dimension {d} has size {size})")
 
     dispatch.validate(index, check)
+    return select_entries(x, d, index)
+
+
+def select_entries(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``index_select`` of an int64 vector ``index`` already checked to lie in
+    ``[0, x.shape[dim])``: one ``gather``, whose index is the vector stretched (stride 0)
+    over the other dimensions of the output. For rows of a matrix (``dim == 0``)::
+
+        out[i][j] = x[index[i]][j]"""
     if x.ndim == 0:
         return x.reshape(1).index_select(0, index).reshape(())
-    shape = x._shape[:d] + (index.numel(),) + x._shape[d + 1 :]
-    view_shape = tuple(index.numel() if k == d else 1 for k in range(x.ndim))
-    expanded = broadcast_view(index.reshape(view_shape), shape)
-    return Gather.apply(x, d, expanded)
+    shape = x._shape[:dim] + (index._shape[0],) + x._shape[dim + 1 :]
+    strides = tuple(index._strides[0] if k == dim else 0 for k in range(x.ndim))
+    return Gather.apply(x, dim, index._view(shape, strides, index._offset))
 
 
 def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:

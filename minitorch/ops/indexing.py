@@ -31,7 +31,8 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_, check_scalar_fits, int64
 from minitorch.layout import contiguous_strides, numel
-from minitorch.ops.gather import as_index_tensor, nonzero
+from minitorch.ops.common import cast
+from minitorch.ops.gather import as_index_tensor, nonzero, select_entries
 from minitorch.ops.inplace import apply_inplace, copy_
 from minitorch.ops.shape import Select, Slice, UnsqueezeRegion
 
@@ -210,7 +211,11 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
     ``index_select`` picks the rows. If the indexed dimensions were next to each other,
     the result's new dimensions go where they were. The indices are plain data (no
     gradient), so they are checked and combined with NumPy, on the host.
+
+    One index tensor (``x[idx]``, ``C[X]``, a 1-D mask) needs no combining: ``_take``.
     """
+    if len(advanced) == 1:
+        return _take(x, *advanced[0])
     dims = [d for d, _ in advanced]
     rest = [d for d in range(x.ndim) if d not in dims]
     sizes = [x._shape[d] for d in dims]
@@ -245,6 +250,34 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
                  + [n_index + i for i in range(first, len(rest))])  # fmt: skip
         result = result.permute(order)
     return result
+
+
+def _take(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``x`` indexed along ``dim`` by one index tensor: the entries its values name, read
+    with one ``index_select`` of the index flattened, whose one new dimension then
+    unfolds into the index's shape. ``C[X]``, for a matrix ``C``::
+
+        out[i][j][k] = C[X[i][j]][k]
+
+    The index is checked on the host by its smallest and largest value; a negative one
+    counts from the end (``index % size``, computed only when there is one)."""
+    size = x._shape[dim]
+    flat = cast(index, int64)
+    flat = flat if flat.ndim == 1 else flat.reshape(-1)
+    rest = x._shape[:dim] + x._shape[dim + 1 :]
+    if flat._shape[0] and numel(rest):  # else nothing is read
+
+        def has_negative(values: np.ndarray) -> bool:
+            low, high = values.min(), values.max()
+            if low < -size or high >= size:
+                _check_in_bounds(values, dim, size)
+            return bool(low < 0)
+
+        if dispatch.validate(flat, has_negative):
+            flat = flat % size
+    picked = select_entries(x, dim, flat)
+    shape = x._shape[:dim] + index._shape + x._shape[dim + 1 :]
+    return picked.reshape(shape) if shape != picked._shape else picked
 
 
 def _check_in_bounds(index: np.ndarray, dim: int, size: int) -> None:
