@@ -228,9 +228,11 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
             f"shape mismatch: indexing tensors could not be broadcast together with shapes "
             f"{shapes}"
         ) from None
-    if numel(index_shape) and numel([x._shape[d] for d in rest]):  # else nothing is read
+    if numel(index_shape):  # (every index into a dimension of size 0 is out of bounds; in
+        reads = numel([x._shape[d] for d in rest])  # others, when nothing is read, none is checked)
         for d, size, array in zip(dims, sizes, arrays):
-            _check_in_bounds(array, d, size)
+            if reads or size == 0:
+                _check_in_bounds(array, d, size)
     linear = None
     for size, array in zip(sizes, arrays):
         wrapped = array % size if size else array  # negative indices count from the end
@@ -265,7 +267,7 @@ def _take(x: Tensor, dim: int, index: Tensor) -> Tensor:
     flat = cast(index, int64)
     flat = flat if flat.ndim == 1 else flat.reshape(-1)
     rest = x._shape[:dim] + x._shape[dim + 1 :]
-    if flat._shape[0] and numel(rest):  # else nothing is read
+    if flat._shape[0] and (numel(rest) or size == 0):  # else nothing is read (as PyTorch, no check)
 
         def has_negative(values: np.ndarray) -> bool:
             low, high = values.min(), values.max()

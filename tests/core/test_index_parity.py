@@ -311,3 +311,17 @@ def test_fuzzed_getitem_and_setitem_match_torch(seed):
         return x
 
     assert_same_outcome(assign)
+
+
+@pytest.mark.parametrize("shape, key", [((0, 0), [0]), ((0, 3), [0]), ((2, 0), [5]), ((2, 0), ([5], [0])),
+                                        ((0, 0), [])])  # fmt: skip
+def test_an_index_into_an_empty_dimension_is_out_of_bounds_as_in_pytorch(shape, key):
+    """Every index into a size-0 dimension is out of bounds, even when nothing would be
+    read; into another dimension of a tensor with no elements left, PyTorch checks none."""
+    outcomes = []
+    for lib in (mt, torch):
+        try:
+            outcomes.append(tuple(lib.zeros(*shape)[key].shape))
+        except IndexError:
+            outcomes.append("IndexError")
+    assert outcomes[0] == outcomes[1]
