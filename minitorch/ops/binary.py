@@ -182,12 +182,12 @@ class Atan2(Function):
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     """``a + alpha * b``."""
-    return Add.apply(a, b if type(alpha) is int and alpha == 1 else _times_alpha(a, b, alpha))
+    return Add.apply(a, _times_alpha(a, b, alpha))
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     """``a - alpha * b``."""
-    return Sub.apply(a, b if type(alpha) is int and alpha == 1 else _times_alpha(a, b, alpha))
+    return Sub.apply(a, _times_alpha(a, b, alpha))
 
 
 def _times_alpha(a: Any, b: Any, alpha: Any) -> Any:

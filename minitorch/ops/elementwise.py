@@ -253,10 +253,10 @@ def apply_zip_into(op: str, t: Tensor, other: Any) -> bool:
     if run is None:
         if not _writable_in_place(t, other):
             return False
-        dispatch.zip(op, t, t, broadcast_view(other, t._shape))
-        operand_strides = broadcast_view(other, t._shape)._strides
+        operand = broadcast_view(other, t._shape)
+        dispatch.zip(op, t, t, operand)
         dispatch_plans.remember(key, dispatch.plan("zip", op, t.device.type, t.dtype, t.dtype, t._shape,
-                                                   t._strides, t._strides, operand_strides))  # fmt: skip
+                                                   t._strides, t._strides, operand._strides))  # fmt: skip
     else:
         run(t._storage, t._storage, other._storage, t._offset, t._offset, other._offset)
     t._bump_version()
