@@ -7,9 +7,11 @@ import pytest
 import torch
 
 import minitorch
+from minitorch import memory
 from minitorch.course import CheckFailed
 from minitorch.course.memory_checks import (
     BLOCK_CASES,
+    HOLD_SECONDS,
     LINES,
     RangeStream,
     check_block_bytes,
@@ -189,3 +191,68 @@ def test_wrong_values_are_rejected(emulator) -> None:
             return y + 2
 
     rejects(check_produce_and_consume, adds_two, "z is wrong", "3 x 4")
+
+
+def test_a_cold_kernel_cache_is_not_taken_for_the_host_waiting(emulator, monkeypatch) -> None:
+    """On a fresh machine each kernel's first launch compiles it on the host (about 1.7 s
+    on the emulator, more on a loaded machine). Compiled while the check holds the
+    producer shut, the kernels of a correct answer made it return after the gate opened,
+    and the check said it "waited on the host" (seen on a first run). Here every compile
+    takes longer than the hold, and the kernels compiled so far are forgotten."""
+    import time
+
+    from minitorch.backends import cuda_emulator
+    from minitorch.backends.cuda.device import runtime
+    from minitorch.dispatch import plans
+
+    machine = runtime()
+    monkeypatch.setattr(machine, "functions", {})
+    monkeypatch.setattr(machine, "modules", {})
+    plans.cache.clear()  # (a plan holds its kernel)
+    build, builds = cuda_emulator._cached_build, []
+
+    def slow_build(*args, **kwargs):
+        builds.append(args[0])
+        time.sleep(HOLD_SECONDS + 0.5)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(cuda_emulator, "_cached_build", slow_build)
+    assert check_produce_and_consume(ch10.produce_and_consume)
+    assert builds  # the kernels were compiled anew: the case above was tested
+
+
+def test_the_cycle_collector_never_runs_between_two_readings_of_the_allocator(monkeypatch) -> None:
+    """The cycle collector frees older tensors caught in reference cycles whenever it runs;
+    inside a measured line that makes the line seem to allocate less (CI once saw a
+    ``randn(100, 30)`` measured as 0 bytes). With the collector due after every
+    allocation, no collection may start between a reading before and one after."""
+    import gc
+
+    events: list[str] = []
+    reading = memory.memory_allocated
+
+    def read_and_note() -> int:
+        events.append("read")
+        return reading()
+
+    def note_collection(phase: str, info: dict) -> None:
+        if phase == "start":
+            events.append("collect")
+
+    monkeypatch.setattr(memory, "memory_allocated", read_and_note)
+    threshold = gc.get_threshold()
+    gc.callbacks.append(note_collection)
+    gc.set_threshold(1)
+    try:
+        measured_line_bytes()
+        measured_block_bytes((1000,), minitorch.float32)
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(note_collection)
+    pairs, inside = 0, False
+    for event in events:
+        if event == "read":
+            pairs, inside = pairs + inside, not inside
+        else:
+            assert not inside, "the cycle collector ran between the readings before and after a line"
+    assert pairs == len(LINES) + 1

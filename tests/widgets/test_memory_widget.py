@@ -87,9 +87,10 @@ def test_the_viewer_holds_tensors_only_weakly_and_del_frees_at_once() -> None:
     with mem.record():
         cell["y"] = cell["x"] + 1
     x_alive = weakref.ref(cell["x"])
-    before = memory.memory_allocated()
-    gc.disable()  # freed by reference counting, not by a collection
+    gc.collect()
+    gc.disable()  # freed by reference counting, not by a collection (nor another's garbage)
     try:
+        before = memory.memory_allocated()
         del cell["x"]
         assert x_alive() is None, "the memory viewer kept x alive"
         assert memory.memory_allocated() == before - 4096
