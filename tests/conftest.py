@@ -50,8 +50,23 @@ def backend(request):
         yield name
 
 
+# ``bash tests/run.sh`` runs the suite in parallel processes (pytest-xdist, ``--dist
+# loadgroup``): each test file goes to one worker whole, so its module-scoped fixtures (the
+# backend) are set up once and its tests keep their order. The MPI tests go to a single
+# worker together: each starts several ranks, and two such tests at once would fight for
+# the cores. (The browser tests run after, in one process of their own: see tests/run.sh.)
+SHARED_GROUPS = {"distributed": "mpi"}
+
+
+def xdist_group(item) -> str:
+    """The worker group of a test: its directory's shared group, else its file."""
+    relative = item.path.relative_to(item.config.rootpath)
+    return SHARED_GROUPS.get(relative.parts[1] if len(relative.parts) > 2 else "", str(relative))
+
+
 def pytest_collection_modifyitems(config, items):
-    """Deselect the tests a partial backend does not run (see ``PARTIAL_BACKENDS``)."""
+    """Deselect the tests a partial backend does not run (see ``PARTIAL_BACKENDS``), and
+    put each test in its worker group (``xdist_group``)."""
     keep, drop = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -60,6 +75,8 @@ def pytest_collection_modifyitems(config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
 
 
 @pytest.fixture(scope="module", params=DEVICES)

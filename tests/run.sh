@@ -15,11 +15,24 @@ if [ "$(id -u)" = "0" ] && ! command -v chromium >/dev/null 2>&1; then
 fi
 
 mkdir -p test-output
-python -m pytest -q -p no:cacheprovider "$@"
+if [ "$#" -gt 0 ]; then  # a chosen part of the suite: one process, as plain pytest runs it
+    python -m pytest -q -p no:cacheprovider "$@"
+    exit
+fi
+
+# The whole suite, in two worker processes (pytest-xdist; tests/conftest.py keeps each file,
+# and the MPI tests, on one worker): a single pytest process keeps one core busy compiling
+# Numba kernels while the other waits. The tests that drive JupyterLab in Chromium run
+# afterwards in one process of their own, since their waits for the page are timed and
+# another worker's compiling would only make them slower, never more thorough.
+# Every part runs even when an earlier one failed, so one run shows every failure.
+failed=0
+python -m pytest -q -p no:cacheprovider -n "${MINITORCH_TEST_WORKERS:-2}" --dist loadgroup \
+    --ignore=tests/browser --ignore=tests/playground || failed=1
+python -m pytest -q -p no:cacheprovider tests/browser tests/playground || failed=1
 
 # A full run also repeats the bad-input suite under glibc's heap checks (MALLOC_CHECK_=3)
 # and Numba's bounds checks (NUMBA_BOUNDSCHECK=1, kernels recompiled), with fewer cases:
 # an out-of-bounds read or a corrupted heap that went unnoticed becomes a failure.
-if [ "$#" -eq 0 ]; then
-    MINITORCH_HOSTILE_STRICT=1 python -m pytest -q -p no:cacheprovider tests/hostile/test_bad_inputs.py
-fi
+MINITORCH_HOSTILE_STRICT=1 python -m pytest -q -p no:cacheprovider tests/hostile/test_bad_inputs.py || failed=1
+exit "$failed"

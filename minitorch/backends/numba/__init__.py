@@ -30,7 +30,8 @@ How the kernels are specialised and cached:
   classes a program uses are ever compiled: a first run compiles little code;
 * every kernel is ``cache=True`` and captures nothing but a plain module-level function
   and a few numbers, so a new process loads it from Numba's on-disk cache instead of
-  compiling it again (see ``elementwise_kernels.py`` for why that matters);
+  compiling it again (see ``elementwise_kernels.py`` for why that matters); processes
+  that compile at the same time save into that cache one at a time (``cache_lock.py``);
 * layouts arrive as int64 arrays, so tensors of every rank share one compilation.
 
 Tiny tensors must stay cheap, so this side does as little as possible per call: the
@@ -55,8 +56,10 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from minitorch.backends import compile_time, cpu_storage  # noqa: E402
+from minitorch.backends.numba import cache_lock  # noqa: E402
 from minitorch.backends.numba.fast_start import start_numba_target  # noqa: E402
 
+cache_lock.install()  # processes compiling at once must not mix up the cached kernels
 start_numba_target()
 compile_time.count_numba_compilations()  # a trace shows compile time apart from kernel time
 
