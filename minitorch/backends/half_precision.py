@@ -47,6 +47,7 @@ VALUE_ARGUMENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "zip": ((1, 2, 3), (1,)),  # zip(op, out, a, b)
     "where": ((0, 2, 3), (0,)),  # where(out, cond, a, b)
     "reduce": ((1, 2), (1,)),  # reduce(op, out, a, dim)
+    "softmax": ((1, 2), (1,)),  # softmax(op, out, a, dim)
     "arg_reduce": ((2,), ()),  # arg_reduce(op, out, a, dim): out holds int64 indices
     "matmul": ((0, 1, 2), (0,)),  # matmul(out, a, b)
     "gather": ((0, 1), (0,)),  # gather(out, a, dim, index)
@@ -58,8 +59,8 @@ VALUE_ARGUMENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
 # with one of these: the inputs of zip and where share one, and every primitive writes
 # its inputs' dtype except map's copy (a cast: either side may be 16-bit) and the bool
 # or int64 outputs of comparisons, any/all and arg_reduce.
-CHECKED = {"map": (1, 2), "zip": (2,), "where": (0,), "reduce": (2,), "arg_reduce": (2,),
-           "matmul": (0,), "gather": (0,), "scatter_add": (0,), "sort": (2,)}  # fmt: skip
+CHECKED = {"map": (1, 2), "zip": (2,), "where": (0,), "reduce": (2,), "softmax": (2,),
+           "arg_reduce": (2,), "matmul": (0,), "gather": (0,), "scatter_add": (0,), "sort": (2,)}  # fmt: skip
 
 
 def elements(operand: Strided) -> np.ndarray:

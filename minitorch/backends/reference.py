@@ -133,6 +133,48 @@ def scan(op: str, out: Strided, a: Strided, dim: int) -> None:
 
 
 @through_float32
+def softmax(op: str, out: Strided, a: Strided, dim: int) -> None:
+    """Each line along ``dim`` made into probabilities (``"softmax"``) or their logs
+    (``"log_softmax"``), ``out`` having ``a``'s shape. The line is shifted by its max
+    first, so that no ``exp`` overflows (the shift cancels in the quotient)::
+
+        for each index o of the other dimensions:
+            m = max over j of a[o with dim=j]           (NaN wins, as in max)
+            s = sum over j of exp(a[o with dim=j] - m)
+            for j:  out[o with dim=j] = exp(a[o with dim=j] - m) / s     softmax
+                    out[o with dim=j] = (a[o with dim=j] - m) - log(s)   log_softmax
+    """
+    maximum = ZIP_OPS["maximum"].fn
+    lines = out.shape[:dim] + (1,) + out.shape[dim + 1 :]  # one entry per line: dim is 0
+    index = [0] * len(out.shape)
+
+    def line_of(operand: Strided) -> list[int]:
+        positions = []
+        for j in range(a.shape[dim]):
+            index[dim] = j
+            positions.append(index_to_position(index, operand.strides, operand.offset))
+        index[dim] = 0
+        return positions
+
+    with np.errstate(all="ignore"):
+        for ordinal in range(numel(lines)):
+            ordinal_to_index(ordinal, lines, index)
+            values = [out.storage.dtype.type(a.storage[p]) for p in line_of(a)]
+            top = values[0]
+            for value in values[1:]:
+                top = maximum(top, value)
+            total = out.storage.dtype.type(0)
+            for value in values:
+                total = total + np.exp(value - top)
+            for j, p in enumerate(line_of(out)):
+                value = values[j]
+                if op == "log_softmax":
+                    out.storage[p] = (value - top) - np.log(total)
+                else:
+                    out.storage[p] = np.exp(value - top) / total
+
+
+@through_float32
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Write the index along ``dim`` of the first largest (``argmax``) or smallest
     (``argmin``) element. NaN counts as larger and smaller than everything, like PyTorch.

@@ -106,8 +106,9 @@ class Buffer:
 # those it also reads first (in-place kernels: scatter_add adds into ``out``).
 WRITES: dict[str, tuple[int, ...]] = {
     "map": (1,), "zip": (1,), "where": (0,), "reduce": (1,), "arg_reduce": (1,),
-    "matmul": (0,), "gather": (0,), "scatter_add": (0,), "scan": (1,), "sort": (0, 1),
-    "lu_factor": (0, 1), "lu_solve": (0,), "svd": (0, 1, 2), "optimizer_step": (1, 3),
+    "matmul": (0,), "gather": (0,), "scatter_add": (0,), "scan": (1,), "softmax": (1,),
+    "sort": (0, 1), "lu_factor": (0, 1), "lu_solve": (0,), "svd": (0, 1, 2),
+    "optimizer_step": (1, 3),
     "fused": (0,), "check": (),
 }  # fmt: skip
 READS_WHAT_IT_WRITES = {"scatter_add", "lu_factor", "lu_solve", "optimizer_step"}

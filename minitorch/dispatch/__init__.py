@@ -2,7 +2,7 @@
 
 Every operation on tensors ends in a call to one of the *primitives* below (``map``,
 ``zip``, ``where``, ``reduce``, ``arg_reduce``, ``matmul``, ``gather``,
-``scatter_add``; and, whole lines or matrices at a time, ``scan``, ``sort``, ``lu_factor``,
+``scatter_add``; and, whole lines or matrices at a time, ``scan``, ``softmax``, ``sort``, ``lu_factor``,
 ``lu_solve``, ``svd``). Dispatch is the only place that knows backends exist. For each call it
 
 1. checks that all tensors live on one device (else PyTorch's ``RuntimeError``);
@@ -77,7 +77,7 @@ __all__ = [
     "compile_fused", "empty", "from_numpy", "gather", "get_backend", "has_primitive",
     "kernel_function", "kernels_for", "load_backend", "lu_factor", "lu_solve", "map", "matmul",
     "op_context", "optimizer_step", "plan", "record_replayed", "reduce",
-    "refuse_in_capture", "scan", "scatter_add", "set_backend", "set_debug", "sort", "svd",
+    "refuse_in_capture", "scan", "scatter_add", "set_backend", "set_debug", "softmax", "sort", "svd",
     "thread_state", "to_numpy", "trace", "validate", "where", "zip",
 ]  # fmt: skip
 
@@ -210,6 +210,23 @@ def scan(op: str, out: Any, a: Any, dim: int) -> Any:
     if tracing.recording:
         return tracing.run_recorded("scan", op, out, (a,), (op, out, a, dim))
     _backend(out, (a,)).scan(op, _strided(out), _strided(a), dim)
+    return out
+
+
+def softmax(op: str, out: Any, a: Any, dim: int) -> Any:
+    """Each line of ``a`` along ``dim`` as probabilities (``"softmax"``) or their logs
+    (``"log_softmax"``): one pass per line, where the ops would take a max, a subtraction,
+    an ``exp``, a sum and a division (or a ``log``) over the whole tensor."""
+    if tracing.recording:
+        return tracing.run_recorded("softmax", op, out, (a,), (op, out, a, dim))
+    device = out.device
+    if a.device is not device:
+        _backend(out, (a,))  # (raises for two devices)
+    # A plan too, keyed as a reduction's (out has a's shape).
+    key = ("softmax", op, active_backends[device.type], out.dtype, a.dtype, a._shape, dim, out._strides,
+           a._strides)  # fmt: skip
+    run = plan_cache.get(key) or make_plan(key)
+    run(out._storage, a._storage, out._offset, a._offset)
     return out
 
 

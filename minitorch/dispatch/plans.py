@@ -14,14 +14,15 @@ from minitorch.backends import Strided
 from minitorch.dispatch import tracing
 from minitorch.dispatch.registry import active_backends, load_backend
 
-# ``map``, ``zip``, ``reduce``, ``matmul``, ``gather`` and ``scatter_add``, the primitives of
-# every small op and layer (``gather``: a classification loss's pick of each sample's class;
+# ``map``, ``zip``, ``reduce``, ``softmax``, ``matmul``, ``gather`` and ``scatter_add``, the
+# primitives of every small op and layer (``gather``: a classification loss's pick of each sample's class;
 # ``scatter_add``: its gradient), run through a *plan*, remembered per layout. A plan is a
 # function ``run(out, a[, b], out_offset, a_offset[, b_offset])`` of the storages and
 # offsets alone, made once for everything else a call depends on, which is its key:
 #
 #     (primitive, op, backend name, out's dtype, a's dtype, shape, strides of out, a[, b])
 #     ("reduce", op, backend name, out's dtype, a's dtype, a's shape, dim, strides of out, a)
+#     ("softmax", op, ...): the same, for ``softmax``/``log_softmax`` of each line along dim
 #     ("matmul", "matmul", backend name, out's dtype, a's dtype, out's shape (B, n, m), k,
 #      strides of out, a, b)
 #     ("gather", "gather", backend name, out's dtype, a's dtype, out's shape, dim, a's shape,
@@ -35,7 +36,7 @@ from minitorch.dispatch.registry import active_backends, load_backend
 # plan never holds a tensor, and in-place writes, views of changed bases, or storage the
 # allocator hands out again cannot make one stale. A plan is a pure function of its key,
 # so all threads share them. A backend that offers runners (``map_runner``,
-# ``zip_runner``, ``reduce_runner``, ``matmul_runner``, ``gather_runner``,
+# ``zip_runner``, ``reduce_runner``, ``softmax_runner``, ``matmul_runner``, ``gather_runner``,
 # ``scatter_add_runner``: the Numba backend) gives its own,
 # which calls the kernel directly;
 # otherwise the plan calls the primitive with ``Strided`` operands.
@@ -61,6 +62,14 @@ def make(key: tuple) -> Any:
             reduce_along(op, out, a, dim)
 
         run = _primitive_plan(reduce_call, (_reduced_shape(shape, dim), shape), all_strides)
+    elif primitive == "softmax":  # (as a reduction's layout, but out has a's shape)
+        dim, *all_strides = layout
+        softmax_along = module.softmax
+
+        def softmax_call(out: Strided, a: Strided) -> None:
+            softmax_along(op, out, a, dim)
+
+        run = _primitive_plan(softmax_call, (shape, shape), all_strides)
     elif primitive == "gather":  # (the layout starts with the dim and a's shape)
         dim, a_shape, *all_strides = layout
         gather_along = module.gather

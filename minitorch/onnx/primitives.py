@@ -17,6 +17,7 @@ primitive                       ONNX
 ``gather(out, a, dim, index)``  ``GatherElements``
 ``scatter_add(out, ...)``       ``ScatterElements`` with reduction="add"
 ``scan("sum", out, a, dim)``    ``CumSum``
+``softmax(op, out, a, dim)``    ``Softmax``/``LogSoftmax`` on ``dim``
 =============================== =====================================================
 
 The inputs of a kernel are cast to its output's dtype first, as the kernel computes in
@@ -127,6 +128,11 @@ def emit_ops(builder: OnnxGraphBuilder, node: Node) -> None:
         _, out, a, dim = node.args
         dtype = builder.buffers[out.buffer].dtype
         builder.write(out, builder.op("CumSum", input_in(builder, a, dtype), builder.ints(dim)))
+    elif primitive == "softmax":
+        kernel, out, a, dim = node.args
+        dtype = builder.buffers[out.buffer].dtype
+        onnx_op = "LogSoftmax" if kernel == "log_softmax" else "Softmax"
+        builder.write(out, builder.op(onnx_op, input_in(builder, a, dtype), axis=dim))
     else:
         raise unsupported(node)
 

@@ -9,23 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.layout import normalize_dim
 from minitorch.ops.activation_derivatives import LogSoftmaxBackward
 from minitorch.ops.common import require_tensor
-from minitorch.ops.elementwise import apply_zip
-from minitorch.ops.reduce import fold
-from minitorch.ops.unary import apply_map
 
 
 class Softmax(Function):
-    """y = exp(x - max) / sum(exp(x - max));  dL/dx = y * (g - sum(g * y))"""
+    """y = exp(x - max) / sum(exp(x - max));  dL/dx = y * (g - sum(g * y))
+
+    The forward is one kernel, ``dispatch.softmax``: each line's max, its sum of
+    exponentials and the quotients in one pass over the line (the reference backend
+    writes the loop out)."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dim: int) -> Tensor:
-        shifted = (x - fold("max", x, (dim,), keepdim=True)).exp()
-        y = shifted / fold("sum", shifted, (dim,), keepdim=True)
+        y = dispatch.softmax("softmax", Tensor._empty(x._shape, x.dtype, x.device), x, dim)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -41,19 +42,18 @@ class LogSoftmax(Function):
 
     With ``m`` the line's max (so that no ``exp`` overflows) and ``s = x - m``::
 
-        y = s - log(sum(exp(s)))           kernels: max, -, exp, sum, log, -
+        y = s - log(sum(exp(s)))           one kernel: dispatch.softmax("log_softmax")
         dL/dx = g - exp(y) * sum(g)        the op LogSoftmaxBackward
 
-    The ``log`` is taken of the sums, one per line, before the last subtraction spreads
-    it over the line: one logarithm per line rather than one per element. The backward is
-    an op of its own (``minitorch/ops/activation_derivatives.py``), so that a plain
-    backward and a ``create_graph=True`` one run the same formula."""
+    The kernel takes each line in one pass (its max, the sum of the exponentials, one
+    logarithm, the subtractions), where written as ops it would be five kernels over the
+    whole tensor. The backward is an op of its own
+    (``minitorch/ops/activation_derivatives.py``), so that a plain backward and a
+    ``create_graph=True`` one run the same formula."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, dim: int) -> Tensor:
-        shifted = apply_zip("sub", x, fold("max", x, (dim,), keepdim=True))
-        log_sum = apply_map("log", fold("sum", apply_map("exp", shifted), (dim,), keepdim=True))
-        y = apply_zip("sub", shifted, log_sum)
+        y = dispatch.softmax("log_softmax", Tensor._empty(x._shape, x.dtype, x.device), x, dim)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y

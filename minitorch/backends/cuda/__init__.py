@@ -148,6 +148,21 @@ def scan(op: str, out: Strided, a: Strided, dim: int) -> None:
     launch(kernel("scan", op, name, name), (blocks(lines, THREADS),), (THREADS,), args)
 
 
+def softmax(op: str, out: Strided, a: Strided, dim: int) -> None:
+    """Softmax or log-softmax of each line along ``dim``, one thread per line: kernels/softmax.cu."""
+    name = dtype_name(out.storage)
+    if dtype_name(a.storage) != name:
+        raise TypeError("softmax: out and a must share one dtype (the ops layer converts first)")
+    if numel(out.shape) == 0:
+        return
+    shape, (out_strides, a_strides) = merge_kept_dims(a.shape, dim, out.strides, a.strides)
+    lines = numel(shape)
+    args = (storage(out), storage(a), layout(shape, out_strides, out.offset),
+            layout(shape, a_strides, a.offset), np.int64(a.shape[dim]), np.int64(out.strides[dim]),
+            np.int64(a.strides[dim]), np.int64(lines))  # fmt: skip
+    launch(kernel("softmax", op, name, name), (blocks(lines, THREADS),), (THREADS,), args)
+
+
 def matmul(out: Strided, a: Strided, b: Strided) -> None:
     """``out[z] = a[z] @ b[z]`` with shared-memory tiles: kernels/matmul.cu."""
     batch, rows, cols = out.shape

@@ -33,7 +33,7 @@ FLOATS = ("float32", "float64")
 FILES = {"map": "map.cu", "zip": "zip.cu", "where": "where.cu", "reduce": "reduce.cu",
          "arg_reduce": "arg_reduce.cu", "matmul": "matmul.cu",
          "gather": "gather_scatter.cu", "scatter_add": "gather_scatter.cu",
-         "scan": "scan.cu"}  # fmt: skip
+         "scan": "scan.cu", "softmax": "softmax.cu"}  # fmt: skip
 LOWEST = {"bool": "false", "uint8": "0", "int8": "(-128)", "int16": "(-32768)",
           "int32": "(-2147483647 - 1)", "int64": "(-9223372036854775807LL - 1)",
           "float32": "(-__int_as_float(0x7f800000))",
@@ -90,6 +90,8 @@ def module_ops(file: str, in_name: str, out_name: str) -> tuple[str, ...]:
         return ("argmax", "argmin") if out_name == "int64" else ()
     if file == "scan.cu":  # the ops layer converts the input to the result dtype first
         return ("sum", "prod") if same and in_name != "bool" else ()
+    if file == "softmax.cu":  # floats only (the ops layer refuses others)
+        return ("softmax", "log_softmax") if same and in_name in FLOATS else ()
     return ("",) if same else ()  # where, matmul, gather_scatter: no op
 
 
@@ -106,7 +108,7 @@ def all_modules() -> list[tuple[str, str, str, tuple[str, ...]]]:
 
 
 def kernel_name(family: str, op: str, in_name: str, out_name: str) -> str:
-    if family in ("map", "zip", "reduce", "arg_reduce", "scan"):
+    if family in ("map", "zip", "reduce", "arg_reduce", "scan", "softmax"):
         return f"{family}_{op}_{in_name}_{out_name}"
     if family == "where":
         return f"where_{in_name}_{out_name}"
@@ -134,6 +136,9 @@ def defines(file: str, op: str, in_name: str, out_name: str) -> dict[str, str]:
         return {"KERNEL(name)": f"name##_{op}_{in_name}_{out_name}", "IN_T": in_c,
                 "OUT_T": out_c, "T": out_c, "OP(a, b)": _expression(reduction.combine.cuda),
                 "IDENTITY": identity}  # fmt: skip
+    if file == "softmax.cu":
+        return {"KERNEL(name)": f"name##_{op}_{in_name}_{out_name}", "T": in_c,
+                "LOG_SOFTMAX": "true" if op == "log_softmax" else "false"}  # fmt: skip
     if file == "arg_reduce.cu":
         return {"KERNEL(name)": f"name##_{op}_{in_name}_{out_name}", "IN_T": in_c,
                 "WANT_MAX": "true" if op == "argmax" else "false"}  # fmt: skip

@@ -48,6 +48,7 @@ THRESHOLDS = {
     "reduce": ELEMENTWISE_THRESHOLD,  # elements read
     "arg_reduce": ELEMENTWISE_THRESHOLD,
     "gather": ELEMENTWISE_THRESHOLD,
+    "softmax": ELEMENTWISE_THRESHOLD,  # elements read
     "matmul": 1 << 21,
 }
 

@@ -1,0 +1,199 @@
+"""The Numba kernel of ``softmax`` (``softmax`` and ``log_softmax`` of each line). It must
+agree with ``reference.softmax``; both Numba backends use it.
+
+A line's softmax needs the whole line before it can write one element (its max, then the
+sum of its exponentials), so each line is one loop of three passes, all over elements
+that are already in the cache after the first (``exp`` is ``fast_exp``, the exp that
+vector instructions can compute, ``scalar_functions.py``)::
+
+    for each line (an index into the kept dimensions):
+        m = max of a[line]                              (NaN wins)
+        s = sum of exp(a[line] - m)                     (softmax: each exp kept in out)
+        out[line] = exp(a[line] - m) / s                softmax
+        out[line] = (a[line] - m) - log(s)              log_softmax
+
+The caller splits the tensor as a reduction does (``layout.merge_kept_dims``): the kept
+dimensions, merged, pick a line; the line is ``length`` elements ``a_step`` apart in ``a``
+and ``out_step`` apart in ``out``. When both steps are 1 (the usual ``dim=-1`` of a
+contiguous tensor) the passes read slices, which Numba turns into vector instructions.
+Lines are independent, so the parallel kernel hands each thread a share of them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import njit, prange
+
+from minitorch import layout
+from minitorch.backends import Strided
+from minitorch.backends.half_precision import through_float32
+from minitorch.backends.numba import parallel_policy
+from minitorch.backends.numba.compile_notice import announce_if_compiling
+from minitorch.backends.numba.elementwise_kernels import chunk_bounds, row_start
+from minitorch.backends.numba.layouts import LAYOUT_CACHE_SIZE, nothing_to_run, reduce_layout
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, code_version, fast_exp
+
+
+@njit(**JIT_OPTIONS)
+def line_max(x):
+    """The max of a contiguous line, as four interleaved partial results: each compare
+    waits for none of the other three, so the CPU does them at once. A NaN needs no
+    special care: it is not picked as the max, but its ``exp`` is NaN, so the line's sum
+    is, and with it every output of the line (as PyTorch has it)."""
+    m0 = m1 = m2 = m3 = x[0]
+    rest = x.size - x.size % 4
+    for j in range(0, rest, 4):
+        m0 = x[j] if x[j] > m0 else m0
+        m1 = x[j + 1] if x[j + 1] > m1 else m1
+        m2 = x[j + 2] if x[j + 2] > m2 else m2
+        m3 = x[j + 3] if x[j + 3] > m3 else m3
+    for j in range(rest, x.size):
+        m0 = x[j] if x[j] > m0 else m0
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    return m2 if m2 > m0 else m0
+
+
+@njit(**JIT_OPTIONS)
+def line_sum(y):
+    """The sum of a contiguous line, as four interleaved partial sums (as ``line_max``)."""
+    s0 = s1 = s2 = s3 = y[0] - y[0]  # zero, in the line's dtype
+    rest = y.size - y.size % 4
+    for j in range(0, rest, 4):
+        s0, s1, s2, s3 = s0 + y[j], s1 + y[j + 1], s2 + y[j + 2], s3 + y[j + 3]
+    for j in range(rest, y.size):
+        s0 += y[j]
+    return (s0 + s1) + (s2 + s3)
+
+
+BLOCK = 64  # lines of a packed tensor whose exponentials are taken in one loop
+
+
+@njit(**JIT_OPTIONS)
+def packed_lines(out, a, out_offset, a_offset, length, begin, end, logs):
+    """Lines ``begin .. end-1`` of a tensor whose lines lie back to back in both operands
+    (a contiguous ``[N, C]`` along ``C``): the same three passes, but the exponentials of
+    ``BLOCK`` lines at a time in one loop over all their elements, so that short lines
+    (27 classes) still fill whole vector instructions."""
+    tops = np.empty(BLOCK, dtype=a.dtype)
+    for first in range(begin, end, BLOCK):
+        lines = min(BLOCK, end - first)
+        count = lines * length
+        x = a[a_offset + first * length : a_offset + first * length + count]
+        y = out[out_offset + first * length : out_offset + first * length + count]
+        for i in range(lines):
+            tops[i] = line_max(x[i * length : (i + 1) * length])
+            for j in range(i * length, (i + 1) * length):
+                y[j] = x[j] - tops[i]
+        for j in range(count):
+            y[j] = fast_exp(y[j])
+        for i in range(lines):
+            line = y[i * length : (i + 1) * length]
+            total = line_sum(line)
+            if logs:
+                log_total = np.log(total)
+                for j in range(length):
+                    line[j] = (x[i * length + j] - tops[i]) - log_total
+            else:
+                for j in range(length):
+                    line[j] = line[j] / total
+
+
+@functools.cache
+def softmax_kernels(op: str, lines_layout: str) -> tuple:
+    """``(serial, parallel)``: the kernel of ``op`` for lines laid out so (``"packed"``:
+    back to back in both operands; ``"contiguous"``: each line's elements 1 apart;
+    ``"strided"``); each compiles on its first call."""
+    logs = op == "log_softmax"
+    contiguous_lines, packed = lines_layout != "strided", lines_layout == "packed"
+
+    def build(parallel: bool):
+        # Captured values key Numba's disk cache apart (see ``code_version``).
+        variant = (parallel, logs, lines_layout, code_version(chunk_bounds))
+
+        def softmax_kernel(out, a, shape, strides, out_offset, a_offset, length, out_step, a_step,
+                           lines, chunks):  # fmt: skip
+            """Agrees with ``reference.softmax`` (see the module docstring)."""
+            pieces = chunks if variant[0] else 1
+            for chunk in prange(pieces):
+                begin, end = chunk_bounds(chunk, pieces, lines)
+                if packed:
+                    packed_lines(out, a, out_offset, a_offset, length, begin, end, logs)
+                    continue
+                for line in range(begin, end):
+                    # The kept layout is one "row" per line: its last dimension too.
+                    column = line % shape[-1]
+                    row = line // shape[-1]
+                    o = row_start(row, shape, strides[0], out_offset) + column * strides[0, -1]
+                    p = row_start(row, shape, strides[1], a_offset) + column * strides[1, -1]
+                    if contiguous_lines:
+                        x = a[p : p + length]
+                        y = out[o : o + length]
+                        top = line_max(x)
+                        for j in range(length):
+                            y[j] = fast_exp(x[j] - top)
+                        total = line_sum(y)
+                        if logs:
+                            log_total = np.log(total)
+                            for j in range(length):
+                                y[j] = (x[j] - top) - log_total
+                        else:
+                            for j in range(length):
+                                y[j] = y[j] / total
+                    else:
+                        top = a[p]
+                        for j in range(1, length):
+                            value = a[p + j * a_step]
+                            if value > top or value != value:
+                                top = value
+                        total = top - top
+                        if logs:
+                            for j in range(length):
+                                total += fast_exp(a[p + j * a_step] - top)
+                            log_total = np.log(total)
+                            for j in range(length):
+                                out[o + j * out_step] = (a[p + j * a_step] - top) - log_total
+                        else:
+                            for j in range(length):
+                                e = fast_exp(a[p + j * a_step] - top)
+                                out[o + j * out_step] = e
+                                total += e
+                            for j in range(length):
+                                out[o + j * out_step] = out[o + j * out_step] / total
+
+        return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(softmax_kernel)
+
+    return build(False), build(True)
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def softmax_runner(op: str, shape: tuple[int, ...], dim: int, out_strides: tuple[int, ...],
+                   a_strides: tuple[int, ...]):  # fmt: skip
+    """``run(out, a, out_offset, a_offset)``: ``softmax(op)`` along ``dim`` of tensors of
+    ``shape``, on storages laid out so (the layout worked out once)."""
+    if layout.numel(shape) == 0:
+        return nothing_to_run
+    merged_shape, merged_strides, lines, length, a_step = reduce_layout(shape, dim, out_strides, a_strides)
+    out_step = out_strides[dim]
+    if a_step == 1 and out_step == 1:
+        one_run = merged_shape.size == 1 and bool((merged_strides[:, 0] == length).all())
+        kernels = softmax_kernels(op, "packed" if one_run else "contiguous")
+    else:
+        kernels = softmax_kernels(op, "strided")
+    announce_if_compiling(kernels[0], op)
+    work = lines * length
+
+    def run(out, a, out_offset: int, a_offset: int) -> None:
+        args = (out, a, merged_shape, merged_strides, out_offset, a_offset, length, out_step, a_step, lines)
+        parallel_policy.run("softmax", op, work, kernels, args)
+
+    return run
+
+
+@through_float32
+def softmax(op: str, out: Strided, a: Strided, dim: int) -> None:
+    """Each line of ``a`` along ``dim`` made into probabilities (``"softmax"``) or their
+    logs (``"log_softmax"``), written to ``out`` (of ``a``'s shape)."""
+    softmax_runner(op, a.shape, dim, out.strides, a.strides)(out.storage, a.storage, out.offset, a.offset)
