@@ -48,6 +48,10 @@ wait for the garbage collector (``gc.collect()``).
 Every CPU backend's ``empty`` is ``cpu_allocator.allocate``; the CUDA emulator's device
 memory comes from ``emulator_allocator`` (on a real GPU CuPy's own pool does the same
 job). ``minitorch.memory`` and ``minitorch.cuda`` show the statistics with PyTorch's names.
+
+Three files: this one (the allocator and its path through a request),
+``memory_blocks.py`` (segments, blocks, pools) and ``allocator_statistics.py`` (the
+counters, the summary table and the snapshot, worked out when asked).
 """
 
 from __future__ import annotations
@@ -57,110 +61,26 @@ import bisect
 import mmap
 import os
 import threading
-import weakref
 from typing import Any
 
 import numpy as np
+
+from minitorch.backends import allocator_statistics
+from minitorch.backends.memory_blocks import (  # noqa: F401 (OutOfMemoryError, system_memory: imported from here)
+    Block,
+    OutOfMemoryError,
+    Pool,
+    Segment,
+    StorageRef,
+    reserve_memory,
+    system_memory,
+)
 
 GRANULE = 512  # every block is a multiple of this many bytes
 SMALL_BLOCK = 1 << 20  # blocks up to 1 MiB come from the small pool
 SMALL_SEGMENT = 2 << 20  # the small pool's segments: 2 MiB each
 LARGE_ROUND = 2 << 20  # the large pool's segments: the request rounded up to 2 MiB
 LEDGER_LENGTH = 10_000  # tally the ledger when it grows this long
-
-
-class OutOfMemoryError(RuntimeError):
-    """A storage could not be allocated: it would pass the memory limit, or the system
-    has no memory left (PyTorch's ``torch.OutOfMemoryError``, a ``RuntimeError``). The
-    message holds the allocator's summary; nothing is lost, so the program may free
-    tensors and go on."""
-
-
-def reserve_memory(nbytes: int) -> mmap.mmap:
-    """Ask the operating system for ``nbytes`` of fresh memory (the CPU's ``cudaMalloc``):
-    an anonymous private mapping, whose pages the kernel provides when first touched.
-    Private, so a forked process (a DataLoader worker) gets its own copy on write."""
-    if hasattr(mmap, "MAP_PRIVATE"):
-        return mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    return mmap.mmap(-1, nbytes)  # Windows: anonymous mappings are private already
-
-
-def system_memory() -> int:
-    """The machine's physical memory in bytes (the total a memory fraction is taken of)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # no sysconf (Windows)
-        return 16 << 30
-
-
-class Segment:
-    """One piece of memory reserved from the system, carved into blocks."""
-
-    __slots__ = ("address", "size", "memory", "pool", "first")
-
-    def __init__(self, memory: mmap.mmap, size: int, pool: Pool) -> None:
-        self.memory = memory
-        self.size = size
-        self.pool = pool
-        self.address = np.frombuffer(memory, np.uint8, 1).ctypes.data  # where it starts
-        self.first = Block(self.address, size, self, None, None)  # one free block, at first
-
-
-class Block:
-    """A run of bytes inside a segment: allocated (``ref`` is set), waiting in the size
-    cache, or free in its pool (``in_pool``).
-
-    The blocks of a segment form a doubly linked list in address order (``prev`` and
-    ``next``), which is how a free block finds the neighbours it merges with. A block's
-    address never changes (merging keeps the front block), so where its bytes lie in the
-    segment's memory (``memory``, ``offset``) is worked out once, here."""
-
-    __slots__ = ("address", "size", "requested", "segment", "prev", "next", "ref", "in_pool",
-                 "memory", "offset", "size_cache")  # fmt: skip
-
-    def __init__(self, address: int, size: int, segment: Segment,
-                 prev: Block | None, next: Block | None) -> None:  # fmt: skip
-        self.address = address
-        self.size = size
-        self.requested = 0  # bytes asked for (<= size)
-        self.segment = segment
-        self.prev = prev
-        self.next = next
-        self.ref: StorageRef | None = None  # the storage's weak reference while allocated
-        self.in_pool = False
-        self.memory = segment.memory
-        self.offset = address - segment.address
-        self.size_cache: list[Block] = []  # where a freed block of this size waits (set by malloc)
-
-
-class StorageRef(weakref.ref):
-    """A weak reference to a storage that remembers its block: when the storage dies,
-    Python calls the allocator back with this reference."""
-
-    __slots__ = ("block",)
-
-
-class Pool:
-    """The free blocks of one size class and its counters (PyTorch's ``small_pool`` and
-    ``large_pool``). ``free`` holds ``(size, address, block)`` sorted by size, then
-    address: the best-fit search is one binary search."""
-
-    __slots__ = ("name", "free", "reserved_bytes", "segments", "peak_reserved_bytes",
-                 "peak_segments", "total_reserved_bytes", "total_segments")  # fmt: skip
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.free: list[tuple[int, int, Block]] = []
-        for counter in self.__slots__[2:]:
-            setattr(self, counter, 0)
-
-    def add_free(self, block: Block) -> None:
-        block.in_pool = True
-        bisect.insort(self.free, (block.size, block.address, block))
-
-    def remove_free(self, block: Block) -> None:
-        block.in_pool = False
-        del self.free[bisect.bisect_left(self.free, (block.size, block.address))]
 
 
 class CachingAllocator:
@@ -335,7 +255,7 @@ class CachingAllocator:
             memory = self.reserve(segment_size)
             if memory is None:
                 self.ooms += 1
-                raise OutOfMemoryError(self.out_of_memory_message(nbytes, segment_size))
+                raise OutOfMemoryError(allocator_statistics.out_of_memory_message(self, nbytes, segment_size))
         segment = Segment(memory, segment_size, pool)
         self.segments.append(segment)
         pool.reserved_bytes += segment_size
@@ -392,65 +312,8 @@ class CachingAllocator:
                 pool.peak_segments = pool.segments
 
     def stats(self) -> dict[str, int]:
-        """PyTorch's ``memory_stats()`` keys, ``"<stat>.<pool>.<metric>"``:
-
-        * ``allocated_bytes``, ``requested_bytes`` (before rounding up) and
-          ``allocation`` (a count) for the pools ``all``, ``small_pool`` and
-          ``large_pool``: ``current``; and ``allocated_bytes.all.peak``,
-          ``allocation.all.allocated`` (added up over time) and ``allocation.all.freed``;
-        * ``reserved_bytes`` and ``segment`` (a count), for each pool: ``current``,
-          ``peak``, ``allocated`` and ``freed``;
-        * ``inactive_split_bytes.<pool>.current``: free bytes in segments still in use,
-          which ``empty_cache`` cannot release;
-
-        then ``num_alloc_retries``, ``num_ooms`` and ``memory_limit`` (0: none). (The
-        fast path keeps few counters: a pool's allocated bytes are found by walking its
-        blocks here.)"""
-        with self.lock:
-            self.tally()
-            self.file_cached()
-            stats: dict[str, int] = {}
-            for name, pool in self.pools.items():
-                held = [block for segment in self.segments if segment.pool is pool
-                        for block in blocks_of(segment) if block.ref is not None]  # fmt: skip
-                stats[f"allocated_bytes.{name}.current"] = sum(block.size for block in held)
-                stats[f"requested_bytes.{name}.current"] = sum(block.requested for block in held)
-                stats[f"allocation.{name}.current"] = len(held)
-                for stat, current, peak, total in (
-                    ("reserved_bytes", pool.reserved_bytes, pool.peak_reserved_bytes,
-                     pool.total_reserved_bytes),
-                    ("segment", pool.segments, pool.peak_segments, pool.total_segments),
-                ):  # fmt: skip
-                    stats[f"{stat}.{name}.current"] = current
-                    stats[f"{stat}.{name}.peak"] = peak
-                    stats[f"{stat}.{name}.allocated"] = total
-                    stats[f"{stat}.{name}.freed"] = total - current
-            for stat in ("allocated_bytes", "requested_bytes", "allocation", "reserved_bytes", "segment"):
-                stats[f"{stat}.all.current"] = (
-                    stats[f"{stat}.small_pool.current"] + stats[f"{stat}.large_pool.current"]
-                )
-            stats["allocated_bytes.all.peak"] = self.peak_allocated_bytes
-            stats["allocation.all.allocated"] = self.total_allocations
-            stats["allocation.all.freed"] = self.total_allocations - stats["allocation.all.current"]
-            for stat, total, peak in (
-                ("reserved_bytes", self.small.total_reserved_bytes + self.large.total_reserved_bytes,
-                 self.peak_reserved_bytes),
-                ("segment", self.small.total_segments + self.large.total_segments, self.peak_segments),
-            ):  # fmt: skip
-                current = stats[f"{stat}.all.current"]
-                stats.update({f"{stat}.all.peak": peak, f"{stat}.all.allocated": total,
-                              f"{stat}.all.freed": total - current})  # fmt: skip
-            for name, pool in [("all", None), *self.pools.items()]:
-                stats[f"inactive_split_bytes.{name}.current"] = self.inactive_split_bytes(pool)
-            stats["num_alloc_retries"] = self.alloc_retries
-            stats["num_ooms"] = self.ooms
-            stats["memory_limit"] = self.limit or 0
-        return stats
-
-    def inactive_split_bytes(self, pool: Pool | None) -> int:
-        """Free bytes in segments that also hold allocated blocks (of one pool, or all)."""
-        pools = self.pools.values() if pool is None else [pool]
-        return sum(size for p in pools for size, _, block in p.free if not is_whole(block))
+        """PyTorch's ``memory_stats()`` (``allocator_statistics.memory_stats``)."""
+        return allocator_statistics.memory_stats(self)
 
     def set_limit(self, nbytes: int | None) -> None:
         """Reserve at most ``nbytes`` (None: no limit but the machine's)."""
@@ -458,113 +321,11 @@ class CachingAllocator:
 
     def summary(self) -> str:
         """The statistics as a table (``memory_summary()``)."""
-        stats = self.stats()
-        limit = format_bytes(self.limit) if self.limit is not None else "none"
-        lines = [
-            f"minitorch {self.device.upper()} caching allocator    limit: {limit}    "
-            f"retries: {stats['num_alloc_retries']}    out-of-memory errors: {stats['num_ooms']}",
-            "| metric                  |    current |       peak | total alloc | total freed |",
-            "|-------------------------|------------|------------|-------------|-------------|",
-        ]
-        rows = [("allocated memory", "allocated_bytes", "all"),
-                ("  from large pool", "allocated_bytes", "large_pool"),
-                ("  from small pool", "allocated_bytes", "small_pool"),
-                ("requested memory", "requested_bytes", "all"),
-                ("reserved memory", "reserved_bytes", "all"),
-                ("  from large pool", "reserved_bytes", "large_pool"),
-                ("  from small pool", "reserved_bytes", "small_pool"),
-                ("allocations", "allocation", "all"),
-                ("segments", "segment", "all")]  # fmt: skip
-        for title, stat, pool in rows:
-            show = format_bytes if stat.endswith("bytes") else str
-            values = [
-                show(stats[key]) if key in stats else "-"
-                for key in (f"{stat}.{pool}.{metric}" for metric in ("current", "peak", "allocated", "freed"))
-            ]
-            lines.append(
-                f"| {title:<23} | {values[0]:>10} | {values[1]:>10} | {values[2]:>11} | {values[3]:>11} |"
-            )
-        cached = stats["reserved_bytes.all.current"] - stats["allocated_bytes.all.current"]
-        unreleasable = stats["inactive_split_bytes.all.current"]
-        lines.append(
-            f"cached (reserved, not allocated): {format_bytes(cached)}, of which "
-            f"{format_bytes(unreleasable)} sit in segments still in use (empty_cache cannot release them)"
-        )
-        return "\n".join(lines)
-
-    def out_of_memory_message(self, nbytes: int, segment_size: int) -> str:
-        """PyTorch's message: what was asked, why it failed, where the memory is."""
-        self.tally()
-        allocated, reserved = self.allocated_bytes, self.reserved_bytes()
-        if self.limit is not None and reserved + segment_size > self.limit:
-            why = (
-                f"that would pass the limit of {format_bytes(self.limit)} "
-                "(set_per_process_memory_fraction or set_memory_limit)"
-            )
-        else:
-            why = "the system can't allocate memory for it"
-        return (
-            f"{self.device.upper()} out of memory. Tried to allocate {format_bytes(nbytes)} "
-            f"(a new segment of {format_bytes(segment_size)}), and {why}. Of the "
-            f"{format_bytes(reserved)} reserved by the allocator, tensors hold "
-            f"{format_bytes(allocated)} and {format_bytes(reserved - allocated)} is cached "
-            "but free in pieces too small for this request. Free tensors you no longer "
-            "need (del x), or use smaller batches. Nothing was lost: your tensors are as "
-            "they were."
-        )
+        return allocator_statistics.summary(self)
 
     def snapshot(self) -> list[dict[str, Any]]:
         """Every segment and its blocks, in address order (``memory.snapshot()``)."""
-        with self.lock:
-            self.tally()
-            self.file_cached()
-            segments = []
-            for segment in self.segments:
-                blocks = [{
-                    "address": block.address,
-                    "offset": block.address - segment.address,
-                    "size": block.size,
-                    "requested_size": block.requested if block.ref is not None else 0,
-                    "state": "inactive" if block.ref is None else "active_allocated",
-                    "allocated": block.ref is not None,
-                    "pool": segment.pool.name,
-                } for block in blocks_of(segment)]  # fmt: skip
-                segments.append({
-                    "device": self.device,
-                    "address": segment.address,
-                    "total_size": segment.size,
-                    "allocated_size": sum(b["size"] for b in blocks if b["allocated"]),
-                    "requested_size": sum(b["requested_size"] for b in blocks),
-                    "segment_type": segment.pool.name.split("_")[0],
-                    "pool": segment.pool.name,
-                    "blocks": blocks,
-                })  # fmt: skip
-        return segments
-
-
-def blocks_of(segment: Segment) -> list[Block]:
-    """The blocks of a segment, in address order."""
-    blocks = []
-    block: Block | None = segment.first
-    while block is not None:
-        blocks.append(block)
-        block = block.next
-    return blocks
-
-
-def is_whole(block: Block) -> bool:
-    """True for a free block that is its whole segment (``empty_cache`` can release it)."""
-    return block.prev is None and block.next is None
-
-
-def format_bytes(nbytes: int) -> str:
-    """``1536`` -> ``"1.50 KiB"`` (PyTorch's summaries use binary units)."""
-    value = float(nbytes)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(value) < 1024 or unit == "TiB":
-            return f"{int(value)} B" if unit == "B" else f"{value:.2f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
+        return allocator_statistics.snapshot(self)
 
 
 # One allocator per device: the CPU backends' storage, and the CUDA emulator's "device"
