@@ -13,14 +13,15 @@ files for how; this module is the Python side:
   (``minitorch/backends/cuda/``) launches through one code path on both.
 * device memory: ``DeviceArray``, a NumPy array subclass living in host memory, so a
   kernel argument that is device memory (a pointer) can be told apart from a NumPy
-  structured array (a struct passed by value, as CuPy does).
+  structured array (a struct passed by value, as CuPy does): ``emulator_memory.py``.
 * the thread order: ``set_thread_order("reversed")``, ``with thread_order("shuffled"):``
   or the environment variable ``MINITORCH_CUDA_ORDER`` (``forward``, ``reversed``,
   ``shuffled`` or ``shuffled:SEED``). A missing ``__syncthreads`` often only shows up in
   some orders.
 * compiled libraries are cached in ``~/.cache/minitorch/cuda-emulator`` (or under
   ``$MINITORCH_CACHE_DIR`` / ``$XDG_CACHE_HOME``), keyed by a hash of the source, the
-  header, the options and the compiler version.
+  header, the options and the compiler version: ``emulator_build.py`` turns the source
+  into a library.
 
 What the emulator proves: the algorithm and the index arithmetic, barriers placed right,
 no reads of unwritten shared memory. What it cannot tell: speed, occupancy, coalescing,
@@ -32,89 +33,42 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import hashlib
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from minitorch.backends.allocator import emulator_allocator
+from minitorch.backends.emulator_build import (  # noqa: F401 (the emulator's public names)
+    CompileError,
+    _cached_build,
+    _runtime,
+    build_translation_unit,
+    cache_dir,
+    find_compiler,
+    is_available,
+    kernels_dir,
+    unavailable_reason,
+)
+from minitorch.backends.emulator_memory import (  # noqa: F401 (the emulator's public names)
+    GUARD_BYTES,
+    GUARD_VALUE,
+    DeviceArray,
+    _guard,
+    empty,
+    from_numpy,
+    to_numpy,
+)
 
 ORDERS = {"forward": 0, "reversed": 1, "shuffled": 2}
-COMPILE_FLAGS = [
-    "-std=c++20", "-O2", "-fPIC", "-shared",
-    "-fwrapv",  # signed overflow wraps, as it does on a GPU
-    "-fno-strict-aliasing",
-    "-U_FORTIFY_SOURCE",  # its longjmp check rejects jumps between coroutine stacks
-    "-w",
-]  # fmt: skip
 MAX_THREADS_PER_BLOCK = 1024
 MAX_SHARED_BYTES = 48 * 1024
 
 
 class EmulatorError(RuntimeError):
     """A kernel did something a GPU would get wrong (reported by the scheduler)."""
-
-
-class CompileError(RuntimeError):
-    """The host compiler rejected a kernel module; the message holds its log."""
-
-
-# --------------------------------------------------------------------------------------
-# Where things are
-# --------------------------------------------------------------------------------------
-
-
-def kernels_dir() -> Path:
-    """The ``kernels/`` directory (``$MINITORCH_KERNELS_DIR`` overrides where
-    ``minitorch.resources`` finds it)."""
-    override = os.environ.get("MINITORCH_KERNELS_DIR")
-    if override:
-        return Path(override)
-    from minitorch.resources import resource_dir
-
-    return resource_dir("kernels")
-
-
-def cache_dir() -> Path:
-    """Where compiled kernel libraries are kept (never inside the repository)."""
-    root = os.environ.get("MINITORCH_CACHE_DIR")
-    if root:
-        base = Path(root)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = Path(xdg) / "minitorch" if xdg else Path.home() / ".cache" / "minitorch"
-    path = base / "cuda-emulator"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def find_compiler() -> str | None:
-    """The host C++ compiler: ``$CXX``, else g++, c++ or clang++ on the PATH."""
-    for name in (os.environ.get("CXX"), "g++", "c++", "clang++"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
-
-
-def is_available() -> bool:
-    return find_compiler() is not None
-
-
-def unavailable_reason() -> str:
-    if find_compiler() is None:
-        return (
-            "the CUDA emulator needs a C++20 compiler (g++ 10+ or clang++ 12+), and none "
-            "was found on the PATH (set CXX to choose one)"
-        )
-    return ""
 
 
 # --------------------------------------------------------------------------------------
@@ -158,63 +112,7 @@ def thread_order(order: str, seed: int = 0) -> Iterator[None]:
 
 
 # --------------------------------------------------------------------------------------
-# Device memory
-# --------------------------------------------------------------------------------------
-
-
-class DeviceArray(np.ndarray):
-    """Emulated GPU memory: a flat NumPy array in host memory, marked as device memory.
-
-    As a kernel argument it is passed as a pointer, like a ``cupy.ndarray``. Behind its
-    last element sit at least 64 *guard bytes* (also covering the padding that atomics on
-    bool storage may touch): after every launch the emulator checks that they are
-    unchanged, so a kernel writing past the end of an array is reported, not silent.
-    """
-
-
-GUARD_BYTES = 64
-GUARD_VALUE = 0xA5
-UINT8 = np.dtype(np.uint8)
-
-
-def empty(count: int, numpy_dtype: Any) -> DeviceArray:
-    """Uninitialised emulated device memory for ``count`` elements, from the emulator's
-    caching allocator (``minitorch/backends/allocator.py``), guard bytes included."""
-    dtype = np.dtype(numpy_dtype)
-    nbytes = count * dtype.itemsize
-    buffer = emulator_allocator.allocate(-(-nbytes // 8) * 8 + GUARD_BYTES, UINT8)
-    buffer[nbytes:] = GUARD_VALUE
-    return buffer[:nbytes].view(dtype).view(DeviceArray)
-
-
-def _guard(array: DeviceArray) -> np.ndarray | None:
-    """The guard bytes behind ``array`` (None for arrays not made by ``empty``)."""
-    buffer = array
-    while isinstance(buffer.base, np.ndarray):
-        buffer = buffer.base
-    if buffer.dtype != np.uint8 or buffer.ndim != 1 or array.nbytes + GUARD_BYTES > buffer.nbytes:
-        return None
-    start = array.ctypes.data - buffer.ctypes.data + array.nbytes
-    if not 0 <= buffer.nbytes - start - GUARD_BYTES < 8:  # a view ending before the end
-        return None
-    return buffer[start:]
-
-
-def from_numpy(array: np.ndarray) -> DeviceArray:
-    """Copy a 1-D host array to (emulated) device memory."""
-    array = np.asarray(array)
-    storage = empty(array.size, array.dtype)
-    storage[...] = array.reshape(-1)
-    return storage
-
-
-def to_numpy(storage: DeviceArray) -> np.ndarray:
-    """Copy device memory back to an ordinary host array."""
-    return np.array(storage, copy=True, subok=False)
-
-
-# --------------------------------------------------------------------------------------
-# Compiling
+# Launching
 # --------------------------------------------------------------------------------------
 
 
@@ -230,9 +128,6 @@ class LaunchConfig(ctypes.Structure):
     ]
 
 
-_compiler_version: str | None = None
-_runtime_library: ctypes.CDLL | None = None
-_build_lock = threading.Lock()
 _launch_lock = threading.Lock()  # one launch at a time: shared memory is static
 
 
@@ -245,98 +140,6 @@ def _unlock_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
     os.register_at_fork(after_in_child=_unlock_in_child)
-
-
-def _compiler() -> str:
-    global _compiler_version
-    compiler = find_compiler()
-    if compiler is None:
-        raise RuntimeError(unavailable_reason())
-    if _compiler_version is None:
-        _compiler_version = subprocess.run(
-            [compiler, "--version"], capture_output=True, text=True, check=False
-        ).stdout
-    return compiler
-
-
-def _cached_build(name: str, source: str, extra_flags: Sequence[str] = ()) -> Path:
-    """Compile ``source`` (a C++ translation unit) into a cached shared library."""
-    compiler = _compiler()
-    header_dir = kernels_dir() / "emulator"
-    digest = hashlib.sha256()
-    for part in (source, " ".join([*COMPILE_FLAGS, *extra_flags]), _compiler_version or ""):
-        digest.update(part.encode())
-        digest.update(b"\0")
-    for header in sorted(header_dir.glob("*.h")):
-        digest.update(header.read_bytes())
-    target = cache_dir() / f"{name}-{digest.hexdigest()[:20]}.so"
-    if target.exists():
-        return target
-    with tempfile.TemporaryDirectory(prefix="minitorch-emu-") as work:
-        source_path = Path(work) / f"{name}.cpp"
-        source_path.write_text(source)
-        output = Path(work) / "module.so"
-        command = [compiler, *COMPILE_FLAGS, *extra_flags, f"-I{header_dir}",
-                   str(source_path), "-o", str(output)]  # fmt: skip
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-        if result.returncode != 0:
-            raise CompileError(
-                f"g++ could not build the emulated CUDA module {name!r}:\n{result.stderr}"
-            )
-        os.replace(output, target)  # atomic: parallel sessions never see half a file
-    return target
-
-
-def _runtime() -> ctypes.CDLL:
-    """The scheduler library, loaded with RTLD_GLOBAL so kernel modules link to it."""
-    global _runtime_library
-    with _build_lock:
-        if _runtime_library is None:
-            source = (kernels_dir() / "emulator" / "scheduler.cpp").read_text()
-            path = _cached_build("scheduler", source)
-            library = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
-            library.mt_emulator_last_error.restype = ctypes.c_char_p
-            _runtime_library = library
-    return _runtime_library
-
-
-_EXTERN_SHARED = re.compile(
-    r"extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s*)?"
-    r"(?P<type>[A-Za-z_][\w\s]*?[\w*])\s*(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;"
-)
-_KERNEL = re.compile(r"__global__\s+void\s+(?P<name>[A-Za-z_]\w*)\s*\(")
-
-
-def _preprocess(code: str) -> str:
-    """Expand the kernel source's own macros (no system headers, like NVRTC), so that
-    the specialised kernel names can be found."""
-    command = [_compiler(), "-E", "-x", "c++", "-std=c++20", "-nostdinc",
-               "-D__CUDACC__", "-DMINITORCH_CUDA_EMULATOR=1", "-"]  # fmt: skip
-    result = subprocess.run(command, input=code, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise CompileError(f"preprocessing the CUDA source failed:\n{result.stderr}")
-    return result.stdout
-
-
-def build_translation_unit(code: str) -> tuple[str, list[str]]:
-    """The C++ the host compiler builds for CUDA ``code``, and the kernel names.
-
-    Two rewrites: ``extern __shared__ T name[];`` becomes a pointer into the launch's
-    dynamic shared memory, and each kernel gets an exported ``mt_launch_<name>``.
-    """
-    expanded = _preprocess(code)
-    expanded = _EXTERN_SHARED.sub(
-        lambda m: f"{m['type']} *const {m['name']} = "
-        f"static_cast<{m['type']} *>(mt_emu::dynamic_shared_memory());",
-        expanded,
-    )
-    names = list(dict.fromkeys(m["name"] for m in _KERNEL.finditer(expanded)))
-    wrappers = [
-        f'extern "C" int mt_launch_{n}(const mt_emu::LaunchConfig* c, void** p) '
-        f'{{ return mt_emu::launch<{n}>(c, p, "{n}"); }}'
-        for n in names
-    ]
-    return '#include "cuda_emulator.h"\n' + expanded + "\n" + "\n".join(wrappers) + "\n", names
 
 
 class RawModule:
