@@ -149,3 +149,28 @@ def test_force_refuses_unknown_paths():
         with force("threads"):
             pass
 
+
+
+@pytest.mark.parametrize("path", ["serial", "parallel"])
+def test_gather_rows_with_one_index_and_the_row_odometer(path):
+    """The gather kernel walks rows with an odometer (carrying from the last dimension
+    into the ones before) and reads a row's index once when it is broadcast along the
+    row (``C[X]``). On rank-3 operands, gathering along every dimension, with the
+    parallel pieces starting in the middle of rows (odd sizes): NumPy's answer."""
+    rng = np.random.default_rng(5)
+    for dim in range(3):
+        a_values = rng.standard_normal((6, 7, 5)).astype(np.float32)
+        a = Strided(a_values.T.copy().reshape(-1), (6, 7, 5), (1, 6, 42), 0)  # transposed storage
+        shape = tuple(9 if d == dim else size for d, size in enumerate(a_values.shape))
+        broadcast = rng.integers(0, a_values.shape[dim], size=shape[:2]).astype(np.int64)
+        for index_values, strides in [(broadcast, (shape[1], 1, 0)),  # one index per row
+                                      (rng.integers(0, a_values.shape[dim], size=shape).astype(np.int64),
+                                       (shape[1] * shape[2], shape[2], 1))]:  # fmt: skip
+            index = Strided(index_values.reshape(-1), shape, strides, 0)
+            full_index = np.lib.stride_tricks.as_strided(index_values, shape, tuple(8 * s for s in strides))
+            storage = np.full(int(np.prod(shape)), np.nan, np.float32)
+            out = Strided(storage, shape, (shape[1] * shape[2], shape[2], 1), 0)
+            with parallel_policy.force(path):
+                tuned.gather(out, a, dim, index)
+            want = np.take_along_axis(a_values, full_index, axis=dim)
+            np.testing.assert_array_equal(out.storage.reshape(shape), want)

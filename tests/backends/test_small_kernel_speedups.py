@@ -176,10 +176,48 @@ def test_rows_kernel_agrees_with_the_reference(layout_a, layout_b, dtype):
         assert_same(out, expected, dtype, rtol=1e-5 * max(1, k // 16) if dtype == np.float32 else None)
 
 
+# Products above the parallel threshold that take the rows kernel: conv2d's W @ cols and
+# its gradient of the columns (long rows, short sums), odd sizes at both ends
+PARALLEL_ROWS_SHAPES = [(32, 16, 27, 1024), (5, 27, 16, 1031), (1, 203, 64, 517), (20, 6, 9, 2000)]
+
+
+@pytest.mark.parametrize("path", ["serial", "parallel"])
+@pytest.mark.parametrize("layout_b", ["contiguous", "transposed", "batch_broadcast"])
+@pytest.mark.parametrize("layout_a", ["contiguous", "transposed", "batch_broadcast"])
+def test_rows_kernel_of_large_products_agrees_with_the_reference(layout_a, layout_b, path):
+    """Large products with long rows and short sums, both variants of the rows kernel (the
+    parallel one hands blocks of four rows of every matrix of the batch to the threads),
+    against float64 NumPy, with the output inside a sentinel-filled storage."""
+    from minitorch.backends.numba import parallel_policy
+    from minitorch.backends.numba.parallel_policy import THRESHOLDS
+
+    from .test_numba_kernels import make_output, matmul_operand
+
+    rng = np.random.default_rng(24)
+    for batch, n, k, m in PARALLEL_ROWS_SHAPES:
+        assert batch * n * k * m >= THRESHOLDS["matmul"]
+        assert numba_backend.matmul_path(batch * n * k * m, k, m, 1) == "rows"
+        a = matmul_operand(layout_a, batch, n, k, np.float32, rng)
+        b = matmul_operand(layout_b, batch, k, m, np.float32, rng)
+        out = make_output("contiguous", (batch, n, m), np.float32)
+        before = out.storage.copy()
+        with parallel_policy.force(path):
+            numba_backend.matmul(out, a, b)
+        want = np.matmul(as_array(a).astype(np.float64), as_array(b).astype(np.float64))
+        np.testing.assert_allclose(as_array(out), want, rtol=1e-5, atol=1e-5 * k)
+        assert (out.storage[0], out.storage[-1]) == (before[0], before[-1])  # the sentinels
+
+
+def as_array(t: Strided) -> np.ndarray:
+    """The values a ``Strided`` operand shows, as a NumPy array (a view)."""
+    item = t.storage.itemsize
+    return np.lib.stride_tricks.as_strided(t.storage[t.offset :], t.shape, tuple(s * item for s in t.strides))
+
+
 def test_rows_kernel_only_where_it_wins():
-    """The rule of ``matmul_path``: contiguous output rows, at least 8 columns, sums at
-    most twice as long as the rows, and work the serial kernel should do (under the
-    parallel threshold); everything else takes the tiled kernel."""
+    """The rule of ``matmul_path``: contiguous output rows, at least 8 columns and sums at
+    most twice as long as the rows, at any size (the rows kernel has a parallel variant);
+    everything else takes the tiled kernel."""
     from minitorch.backends.numba.parallel_policy import THRESHOLDS
 
     path = numba_backend.matmul_path
@@ -189,8 +227,12 @@ def test_rows_kernel_only_where_it_wins():
     assert path(64 * 128 * 64, 128, 64, 1) == "rows"  # sums twice as long as the rows
     assert path(64 * 129 * 64, 129, 64, 1) == "tiled"  # longer sums
     assert path(64 * 128 * 10, 128, 10, 1) == "tiled"  # a layer's 10 outputs from 128
-    assert path(THRESHOLDS["matmul"], 64, 64, 1) == "tiled"  # parallel work
     assert path(THRESHOLDS["matmul"] - 1, 64, 64, 1) == "rows"
+    assert path(THRESHOLDS["matmul"], 64, 64, 1) == "rows"  # parallel work too
+    assert path(32 * 16 * 27 * 1024, 27, 1024, 1) == "rows"  # conv2d's W @ cols
+    assert path(32 * 16 * 1024 * 27, 1024, 27, 1) == "tiled"  # and its weight's gradient
+    assert path(512**3, 512, 512, 1) == "rows"
+    assert path(2048 * 2048 * 64, 2048, 64, 1) == "tiled"
 
 
 # ----- the columns kernel of skinny products (small_matmul_kernel.py) ----------------------
@@ -233,7 +275,7 @@ def test_columns_kernel_only_where_it_wins():
     assert path(500 * 8 * 2, 8, 2, 1) == "tiled"  # m * k = 16
     assert path(2000 * 32, 32, 1, 1) == "tiled"  # long sums
     assert path(500 * 1 * 8, 1, 8, 1) == "rows"  # 8 columns: the rows kernel
-    assert path(THRESHOLDS["matmul"], 8, 1, 1) == "tiled"  # parallel work
+    assert path(THRESHOLDS["matmul"], 4, 2, 1) == "tiled"  # parallel work
 
 
 # ----- the contiguous kernels of map and zip (elementwise_kernels.py) ---------------------

@@ -13,6 +13,7 @@ row per operand in the order of the arguments. Every index was checked by the ca
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, prange
 
 from minitorch.backends.numba.elementwise_kernels import chunk_bounds
@@ -40,30 +41,64 @@ def positions(ordinal, shape, strides, offsets, dim):
 @njit(error_model="numpy")
 def gather_range(out, a, index, shape, strides, offsets, dim, begin, end):
     """Elements ``begin .. end-1`` of ``out`` (operands: out, a, index), a row of the last
-    dimension at a time: ``positions`` once where a row starts, then one stride step per
-    element (along ``dim`` itself ``a``'s position comes from the index alone)::
+    dimension at a time. ``positions`` runs once, at ``begin``; after that each element is
+    one stride step (along ``dim`` itself ``a``'s position comes from the index alone) and
+    each new row an odometer step: the row's counter goes up by one and its start
+    positions by that dimension's strides, carrying into the dimension before when it
+    wraps. It is the elementwise kernels' ``next_row``, written out for three operands
+    whose row starts are three plain numbers: an embedding's rows are short (``C[X]`` has
+    10 elements in each of 546,000), so the step to the next row is much of the work::
 
+        o, p, i = the start of begin's row
         while ordinal < end:
-            o, p, i = positions(ordinal)
             for each element left in this row (and before end):
                 out[o] = a[p + index[i] * strides[1, dim]]
                 o, p, i += the last dimension's strides (p: 0 when dim is the last)
+            advance the row counter, carrying; move o, p, i to the new row's start
+
+    A row whose index does not change along it (``index`` broadcast along the last
+    dimension, as ``C[X]`` gathers whole rows of ``C``) reads its index once.
     """
     last = shape.size - 1
     row = shape[last]
     step_out, step_index = strides[0, last], strides[2, last]
     step_a = strides[1, last] if last != dim else 0
     along = strides[1, dim]
+    column = begin % row
+    o, p, i = positions(begin, shape, strides, offsets, dim)
+    o_row, p_row, i_row = o - column * step_out, p - column * step_a, i - column * step_index
+    counter = np.empty(max(last, 1), np.int64)  # the multi-index of the row (dims before the last)
+    rest = begin // row
+    for d in range(last - 1, -1, -1):
+        counter[d] = rest % shape[d]
+        rest //= shape[d]
     ordinal = begin
     while ordinal < end:
-        o, p, i = positions(ordinal, shape, strides, offsets, dim)
-        stop = min(end, ordinal + row - ordinal % row)
-        for _ in range(stop - ordinal):
-            out[o] = a[p + index[i] * along]
-            o += step_out
-            p += step_a
-            i += step_index
-        ordinal = stop
+        stop = min(end, ordinal + row - column)
+        o, p, i = o_row + column * step_out, p_row + column * step_a, i_row + column * step_index
+        if step_index == 0:  # one index for the whole row (an embedding's lookup): read once
+            source = p + index[i] * along
+            for _ in range(stop - ordinal):
+                out[o] = a[source]
+                o += step_out
+                source += step_a
+        else:
+            for _ in range(stop - ordinal):
+                out[o] = a[p + index[i] * along]
+                o += step_out
+                p += step_a
+                i += step_index
+        ordinal, column = stop, 0
+        for d in range(last - 1, -1, -1):  # the next row: the odometer's step
+            step_a_d = strides[1, d] if d != dim else 0
+            counter[d] += 1
+            o_row, p_row, i_row = o_row + strides[0, d], p_row + step_a_d, i_row + strides[2, d]
+            if counter[d] < shape[d]:
+                break
+            counter[d] = 0  # wrapped: back to this dimension's start, carry into the one before
+            o_row -= shape[d] * strides[0, d]
+            p_row -= shape[d] * step_a_d
+            i_row -= shape[d] * strides[2, d]
 
 
 def make_gather_kernels():

@@ -19,7 +19,7 @@ from minitorch.backends.numba.compile_notice import announce_if_compiling
 from minitorch.backends.numba.elementwise_runners import map
 from minitorch.backends.numba.layouts import LAYOUT_CACHE_SIZE, nothing_to_run, offsets_array
 from minitorch.backends.numba.matmul_kernel import MATMUL_KERNELS
-from minitorch.backends.numba.small_matmul_kernel import COLUMNS_MATMUL_KERNEL, SMALL_MATMUL_KERNEL
+from minitorch.backends.numba.small_matmul_kernel import COLUMNS_MATMUL_KERNEL, ROWS_MATMUL_KERNELS
 
 
 @functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
@@ -52,13 +52,20 @@ def matmul_runner(op: str, shape: tuple[int, ...], depth: int, out_strides: tupl
             parallel_policy.run("matmul", "matmul", work, MATMUL_KERNELS, args)
 
         return run
-    kernel = SMALL_MATMUL_KERNEL if path == "rows" else COLUMNS_MATMUL_KERNEL
-    announce_if_compiling(kernel, "matmul")
+    if path == "rows":
+        announce_if_compiling(ROWS_MATMUL_KERNELS[0], "matmul")
 
-    def run_small(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
-        kernel(out, a, b, *layout_arrays, offsets_array(out_offset, a_offset, b_offset), 1)
+        def run_rows(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
+            args = (out, a, b, *layout_arrays, offsets_array(out_offset, a_offset, b_offset))
+            parallel_policy.run("matmul", "matmul_rows", work, ROWS_MATMUL_KERNELS, args)
 
-    return run_small
+        return run_rows
+    announce_if_compiling(COLUMNS_MATMUL_KERNEL, "matmul")
+
+    def run_columns(out, a, b, out_offset: int, a_offset: int, b_offset: int) -> None:
+        COLUMNS_MATMUL_KERNEL(out, a, b, *layout_arrays, offsets_array(out_offset, a_offset, b_offset), 1)
+
+    return run_columns
 
 
 @through_float32
@@ -72,11 +79,11 @@ def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
     """Which kernel computes a product of ``work`` multiply-adds, ``depth`` (k) long sums
     and ``cols`` (m) columns: ``"rows"`` or ``"columns"`` (``small_matmul_kernel.py``: a
     row or a column of out at a time, no set-up) or ``"tiled"`` (``matmul_kernel.py``:
-    packed 4x4 tiles, cache blocks, threads). The small kernels run on one thread, so
-    only below the parallel threshold. The rows kernel needs contiguous output rows, and
-    wins while the rows are long enough to vectorize and the sums short: ``cols >= 8``
-    and ``depth <= 2 * cols``. The columns kernel wins where there are few columns *and*
-    short sums, ``cols * depth <= 8``.
+    packed 4x4 tiles, cache blocks, threads). The rows kernel needs contiguous output
+    rows, and wins while the rows are long enough to vectorize and the sums short:
+    ``cols >= 8`` and ``depth <= 2 * cols``, at every size (it has a parallel variant
+    too). The columns kernel, serial only, wins below the parallel threshold where there
+    are few columns *and* short sums, ``cols * depth <= 8``.
 
     Measured (one thread, float32), the rows kernel's time over the tiled kernel's, for
     ``n`` rows; the rule picks the entries marked *::
@@ -102,7 +109,21 @@ def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
     (A few cells off the rule win too, e.g. ``n = 8, k = 128, m = 32``; the rule keeps to
     the region where the rows kernel wins everywhere. Cells near its edge are within a
     few percent of 1 and move by that much from run to run. ``m = 1``, a matrix times a vector,
-    leaves its inner loop nothing to vectorize.) The columns kernel's time over the tiled
+    leaves its inner loop nothing to vectorize.) Large products, where both kernels have
+    threads, keep to the same rule (time of the rows kernel over the tiled kernel's, one
+    thread each)::
+
+        batch   n     k     m  | rows / tiled
+          32   16    27  1024  |  0.10*   conv2d's W @ cols (3 channels, 3x3 filters)
+          32   27    16  1024  |  0.21*   the same convolution's gradient of the columns
+           1  512    64   512  |  0.20*
+           1  512   512   512  |  0.99*
+           1 1024   128  1024  |  0.48*
+           1   64    64  8192  |  0.13*
+          32   16  1024    27  |  3.0     its weight's gradient: long sums, few columns
+           1 2048  2048    64  |  1.2
+
+    The columns kernel's time over the tiled
     kernel's (the rule picks ``m * k <= 8``, marked *; the longer sums lose)::
 
         n    k |  m = 1     2     3     4
@@ -117,8 +138,8 @@ def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
         2000 8 |   0.53* 1.02  1.48  2.04
         2000 32|   0.94  1.86  3.23  4.10
     """
-    if work >= parallel_policy.THRESHOLDS["matmul"]:
-        return "tiled"
     if out_col_stride == 1 and 8 <= cols and depth <= 2 * cols:
         return "rows"
+    if work >= parallel_policy.THRESHOLDS["matmul"]:
+        return "tiled"
     return "columns" if cols * depth <= 8 else "tiled"

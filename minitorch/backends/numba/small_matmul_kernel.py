@@ -1,8 +1,9 @@
-"""Numba kernels for small ``matmul``: no packing, no tiles. Two shapes of small:
+"""Numba kernels for ``matmul`` without packing or tiles, for two shapes of product:
 
-* **rows** (``small_matmul_kernel``): four rows of ``out`` at a time, for products with
+* **rows** (``make_rows_kernel``): four rows of ``out`` at a time, for products with
   rows of at least 8 columns and sums at most twice that long (``x @ w`` of a hidden
-  layer, a weight's gradient ``grad.T @ x``);
+  layer, a weight's gradient ``grad.T @ x``, a convolution's ``W @ cols``), at any size:
+  its parallel variant hands the blocks of four rows to the threads;
 * **columns** (``columns_matmul_kernel``): one column of ``out`` at a time, for products
   with very few columns and short sums (``(2000, 3) @ (3, 1)``, the polynomial fit).
 
@@ -14,7 +15,7 @@ row ``i`` of ``a``. So the kernel walks the rows of ``b``, adding each, times on
 of ``a``, to the output row. It does so for a block of four output rows at once, and
 adds four rows of ``b`` per pass (``four_rows``)::
 
-    for each z, each block of four rows i..i+3:
+    for each z, each block of four rows i..i+3:      (in parallel: the blocks on threads)
         out[z, i:i+4, :] = 0
         for p in range(k), four at a time:
             for r in 0..3:
@@ -43,9 +44,10 @@ passes re-read ``out`` too often and the tiled kernel wins again.
 
 The tiled kernel (``matmul_kernel.py``) first packs both operands and sums along ``k``
 in 4x4 tiles; for small products that set-up, and adding up each tile's vector lanes at
-its end, cost more than the product itself. These kernels have neither, and do not block
-for the caches. ``matmul_path`` in ``__init__.py`` chooses among the three (the
-measurements are there).
+its end, cost more than the product itself, and for short sums (27 terms of a 3x3
+convolution over 3 channels) the adding up costs more at any size. These kernels have
+neither, and do not block for the caches. ``matmul_path`` in ``matmul_runners.py``
+chooses among the three (the measurements are there).
 
 The rows kernel needs the rows of ``out`` and ``b`` contiguous (column stride 1). ``out``
 always is (the ops layer makes it); a ``b`` that is not (``x @ w.mT``) is first copied
@@ -56,37 +58,67 @@ kernel reads every operand through its strides.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from minitorch.backends.numba.matmul_kernel import pack
-from minitorch.backends.numba.scalar_functions import JIT_OPTIONS
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY
 
 BLOCK = 4  # rows of out computed together, and rows of b added to them in one pass
 
 
-def small_matmul_kernel(out, a, b, shape, strides, offsets, chunks):
-    """``out[z] = a[z] @ b[z]``, serial, with the arguments of the tiled kernel:
-    ``shape = (batch, n, k, m)``, ``strides`` rows the (batch, row, column) strides of out,
-    a, b, ``offsets`` their storage offsets; ``chunks`` is unused (always one thread).
-    Requires ``strides[0, 2] == 1`` (contiguous rows of out)."""
-    batch, rows, depth, cols = shape[0], shape[1], shape[2], shape[3]
-    b_is_rows = strides[2, 2] == 1
-    packed = np.empty((0, 0) if b_is_rows else (depth, cols), dtype=out.dtype)
-    out_step, a_row_step, a_step = strides[0, 1], strides[1, 1], strides[1, 2]
-    last_block = rows - rows % BLOCK
-    for z in range(batch):
-        b_at, b_step = offsets[2] + z * strides[2, 0], strides[2, 1]
-        if not b_is_rows:  # copy b[z] into contiguous rows
-            pack(b, b_at, strides[2, 1], strides[2, 2], packed)
-            b_at, b_step = 0, cols
+def make_rows_kernel(parallel: bool):
+    """The rows kernel, serial or parallel (as ``make_matmul_kernel``: two compilations,
+    since a kernel compiled for threads starts them on every call). The parallel variant
+    hands the blocks of four output rows, of every matrix of the batch, to the threads:
+    each block writes its own rows of ``out`` and only reads ``a`` and ``b``."""
+    variant = parallel  # captured: keys Numba's disk cache, so the two variants differ
+
+    def rows_matmul_kernel(out, a, b, shape, strides, offsets, chunks):
+        """``out[z] = a[z] @ b[z]`` with the arguments of the tiled kernel: ``shape =
+        (batch, n, k, m)``, ``strides`` rows the (batch, row, column) strides of out, a,
+        b, ``offsets`` their storage offsets; ``chunks`` is not needed (the parallel
+        variant hands its blocks to the threads). Requires ``strides[0, 2] == 1``
+        (contiguous rows of out)."""
+        batch, rows, depth, cols = shape[0], shape[1], shape[2], shape[3]
+        b_is_rows = strides[2, 2] == 1
+        packed = np.empty((0, 0, 0) if b_is_rows else (batch, depth, cols), dtype=out.dtype)
+        if not b_is_rows:  # copy each b[z] into contiguous rows first
+            for z in range(batch):
+                pack(b, offsets[2] + z * strides[2, 0], strides[2, 1], strides[2, 2], packed[z])
         b_rows = b if b_is_rows else packed.ravel()
-        out_at = offsets[0] + z * strides[0, 0]
-        a_at = offsets[1] + z * strides[1, 0]
-        for i in range(0, last_block, BLOCK):  # four rows of out at a time
-            four_rows(out, out_at + i * out_step, out_step, a, a_at + i * a_row_step, a_row_step, a_step,
-                      b_rows, b_at, b_step, depth, cols)  # fmt: skip
-        for i in range(last_block, rows):  # the rows left over, one at a time
-            one_row(out, out_at + i * out_step, a, a_at + i * a_row_step, a_step, b_rows, b_at, b_step,
+        blocks = (rows + BLOCK - 1) // BLOCK  # per matrix; the last may have fewer rows
+        if variant:
+            for item in prange(batch * blocks):  # blocks on threads
+                z, block = divmod(np.int64(item), blocks)  # prange's counter is unsigned
+                row_block(out, a, b_rows, b_is_rows, shape, strides, offsets, z, block * BLOCK)
+        else:
+            for item in range(batch * blocks):
+                z, block = divmod(item, blocks)
+                row_block(out, a, b_rows, b_is_rows, shape, strides, offsets, z, block * BLOCK)
+
+    return njit(parallel=PRANGE_ONLY if parallel else False, fastmath={"contract"}, **JIT_OPTIONS)(
+        rows_matmul_kernel
+    )
+
+
+@njit(error_model="numpy")
+def row_block(out, a, b_rows, b_is_rows, shape, strides, offsets, z, first_row):
+    """Rows ``first_row .. first_row + 3`` of ``out[z]``: four at once, or the rows left
+    at the end of a matrix one at a time. ``b_rows`` holds the rows of ``b`` contiguously:
+    ``b`` itself, or its packed copy (``[batch, k, m]``)."""
+    rows, depth, cols = shape[1], shape[2], shape[3]
+    if b_is_rows:
+        b_at, b_step = offsets[2] + z * strides[2, 0], strides[2, 1]
+    else:
+        b_at, b_step = z * depth * cols, cols
+    out_step, a_row_step, a_step = strides[0, 1], strides[1, 1], strides[1, 2]
+    out_at = offsets[0] + z * strides[0, 0] + first_row * out_step
+    a_at = offsets[1] + z * strides[1, 0] + first_row * a_row_step
+    if first_row + BLOCK <= rows:
+        four_rows(out, out_at, out_step, a, a_at, a_row_step, a_step, b_rows, b_at, b_step, depth, cols)
+    else:
+        for r in range(rows - first_row):
+            one_row(out, out_at + r * out_step, a, a_at + r * a_row_step, a_step, b_rows, b_at, b_step,
                     depth, cols)  # fmt: skip
 
 
@@ -168,5 +200,5 @@ def columns_matmul_kernel(out, a, b, shape, strides, offsets, chunks):
                     out[out_at + i * out_step] += weight * a[a_at + i * a_step]
 
 
-SMALL_MATMUL_KERNEL = njit(fastmath={"contract"}, **JIT_OPTIONS)(small_matmul_kernel)
+ROWS_MATMUL_KERNELS = (make_rows_kernel(False), make_rows_kernel(True))  # (serial, parallel)
 COLUMNS_MATMUL_KERNEL = njit(fastmath={"contract"}, **JIT_OPTIONS)(columns_matmul_kernel)
