@@ -34,8 +34,9 @@ class LinAlgError(RuntimeError):
     """A matrix the algorithm cannot handle (singular, non-finite): ``torch.linalg.LinAlgError``."""
 
 
-def check_square_float(name: str, a: Tensor) -> None:
-    """PyTorch's errors for input that is not a batch of square floating-point matrices."""
+def check_square_float(name: str, a: Tensor, kernel: str = "lu_cpu") -> None:
+    """PyTorch's errors for input that is not a batch of square floating-point matrices
+    (``kernel``: the name PyTorch's message for float16 and bfloat16 gives)."""
     require_tensor(name, a, "A")
     if a.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
@@ -49,7 +50,7 @@ def check_square_float(name: str, a: Tensor) -> None:
             f"{name}: Expected a floating point or complex tensor as input. Got "
             f"{a.dtype.type_name} (convert it with .float())"
         )
-    refuse_low_precision(name, a, "lu_cpu")
+    refuse_low_precision(name, a, kernel)
 
 
 def refuse_low_precision(name: str, a: Tensor, kernel: str) -> None:
@@ -84,15 +85,17 @@ def diagonal_of(lu: Tensor) -> Tensor:
     return lu._view((batch, n), (n * n, n + 1), lu._offset)
 
 
-def solve_with_lu(name: str, a: Tensor, b: Tensor) -> Tensor:
+def solve_with_lu(name: str, a: Tensor, b: Tensor, check: bool = True) -> Tensor:
     """``X`` with ``A X = B`` for ``a`` ``[*, n, n]`` and ``b`` ``[*, n, k]`` (batches
-    broadcast), or PyTorch's ``LinAlgError`` when a matrix is singular. No graph."""
+    broadcast), or PyTorch's ``LinAlgError`` when a matrix is singular (``check=False``,
+    for ``solve_ex`` and ``inv_ex``: the IEEE infinities and NaNs of dividing by the zero
+    pivot instead). No graph."""
     a_batch = a._shape[:-2]
     batch = broadcast_shapes(a_batch, b._shape[:-2])
     n, k = b._shape[-2], b._shape[-1]
     lu, pivots = lu_factors(a, a_batch)  # each matrix of A once, however many B share it
-    zero_pivots = (diagonal_of(lu) == 0).nonzero()
-    if zero_pivots.numel():
+    zero_pivots = (diagonal_of(lu) == 0).nonzero() if check else None
+    if zero_pivots is not None and zero_pivots.numel():
         raise _singular(name, a_batch, zero_pivots[0].tolist())
     if a_batch != batch:  # A broadcast over B's batch: its factors as stride-0 views
         lu = as_batch(lu._view(a_batch + (n, n), layout.contiguous_strides(a_batch + (n, n)), 0), batch, n, n)
@@ -129,8 +132,8 @@ class LinalgSolveEx(Function):
     (from ``A X = B``: ``dA X + A dX = dB``, so ``dX = A^-1 (dB - dA X)``.)"""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor) -> Tensor:
-        x = solve_with_lu("torch.linalg.solve", a, b)
+    def forward(ctx: FunctionCtx, a: Tensor, b: Tensor, check: bool = True) -> Tensor:
+        x = solve_with_lu("torch.linalg.solve", a, b, check)
         ctx.save_for_backward(a, x)
         return x
 
@@ -139,7 +142,7 @@ class LinalgSolveEx(Function):
         a, x = ctx.saved_tensors
         grad_b = solve(a.mT, grad)
         grad_a = -(grad_b @ x.mT) if ctx.needs_input_grad[0] else None
-        return grad_a, grad_b
+        return grad_a, grad_b, None
 
 
 class LinalgInvEx(Function):
@@ -147,16 +150,16 @@ class LinalgInvEx(Function):
     ``dY = -Y dA Y``)."""
 
     @staticmethod
-    def forward(ctx: FunctionCtx, a: Tensor) -> Tensor:
+    def forward(ctx: FunctionCtx, a: Tensor, check: bool = True) -> Tensor:
         identity = eye(a._shape[-1], dtype=a.dtype, device=a.device)
-        y = solve_with_lu("linalg.inv", a, identity)
+        y = solve_with_lu("linalg.inv", a, identity, check)
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
         (y,) = ctx.saved_tensors
-        return (-(y.mT @ grad @ y.mT),)
+        return -(y.mT @ grad @ y.mT), None
 
 
 class LinalgDet(Function):
@@ -217,6 +220,11 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803 (
     """``X`` with ``A X = B`` (``left=False``: ``X A = B``), for square ``A``; batch
     dimensions broadcast. ``B`` may be a vector (``[n]``, or ``[*, n]`` matching ``A``'s
     batch): then so is ``X``. A singular ``A`` raises ``LinAlgError``."""
+    return solve_checked(A, B, left, True)
+
+
+def solve_checked(A: Tensor, B: Tensor, left: bool, check: bool) -> Tensor:  # noqa: N803
+    """``solve``; ``check=False`` (``solve_ex``) lets a singular ``A`` give inf and NaN."""
     check_square_float("linalg.solve", A)
     require_tensor("linalg.solve", B, "B", 2)
     if B.dtype is not A.dtype:
@@ -225,7 +233,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803 (
             f"{A.dtype.type_name} and B of type {B.dtype.type_name} instead"
         )
     if not left:
-        return solve(A.mT, B.mT).mT
+        return solve_checked(A.mT, B.mT, True, check).mT
     vector = _is_vector_case(A, B)
     b = B.unsqueeze(-1) if vector else B
     if b.ndim < 2 or b._shape[-2] != A._shape[-1]:
@@ -235,7 +243,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803 (
             f"({A._shape[-2]}x{A._shape[-1]} and {rows}x{cols})"
         )
     broadcast_shapes(A._shape[:-2], b._shape[:-2])
-    x = LinalgSolveEx.apply(A, b)
+    x = LinalgSolveEx.apply(A, b, check)
     return x.squeeze(-1) if vector else x
 
 
