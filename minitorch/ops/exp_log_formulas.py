@@ -10,6 +10,8 @@ existing ops, so each gradient comes from theirs.
     hypot(a, b)     = sqrt(a^2 + b^2) = m sqrt(1 + (n/m)^2), m = max(|a|,|b|), n = min
                       (inf if either is infinite, even when the other is NaN)
     sinc(x)         = sin(pi x) / (pi x), and 1 at 0
+    entr(x)         = -x ln x, 0 at 0, -inf below 0      (``torch.special``; with
+    xlog1py(x, y)   = x log1p(y), 0 where x = 0          their own backward, as PyTorch's)
 
 The shifted forms never overflow: ``e^a`` of a = 100 is inf in float32, ``e^-|a - b|``
 is at most 1; ``a^2`` overflows from 1.9e19, ``n/m`` is at most 1.
@@ -26,10 +28,13 @@ import math
 from typing import Any
 
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function, FunctionCtx
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.dtypes import get_default_dtype
 from minitorch.ops.binary import pow
 from minitorch.ops.choice import clamp, maximum, minimum, where
 from minitorch.ops.common import cast, require_tensor
+from minitorch.ops.zeta_gamma import float_operands
 
 
 def _floating(name: str, x: Any, argument: str = "input", position: int = 1) -> Tensor:
@@ -122,3 +127,56 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     ratio = n / where(empty, 1.0, m)
     length = where(empty, m, m * (ratio * ratio + 1).sqrt())
     return where((a == math.inf) | (b == math.inf), math.inf, length)  # even beside a NaN
+
+
+class Entr(Function):
+    """y = -x ln x (0 at 0, -inf below);  dy/dx = -(1 + ln x)  (inf at 0, NaN below, as PyTorch)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        with no_grad():
+            positive = x > 0
+            safe = where(positive, x, 1.0)
+            y = where(positive, -safe * safe.log(), where(x == 0, 0.0, where(x < 0, -math.inf, x)))
+        ctx.save_for_backward(x)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * -(x.log() + 1)
+
+
+def entr(input: Tensor) -> Tensor:  # noqa: A002
+    """The entropy term ``-x ln x`` of each element: 0 at 0, ``-inf`` for negatives."""
+    return Entr.apply(_floating("special.entr", input))
+
+
+class Xlog1py(Function):
+    """y = x log1p(z), 0 where x = 0 (unless z is NaN);
+    dy/dx = log1p(z) (0 where x = 0 and z <= -1), dy/dz = x / (1 + z)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, z: Tensor) -> Tensor:
+        with no_grad():
+            hole = (x == 0) & (z == z)
+            y = where(hole, 0.0, x * where(hole, 0.0, z).log1p())
+        ctx.save_for_backward(x, z)
+        return y
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        x, z = ctx.saved_tensors
+        grad_x = grad_z = None
+        if ctx.needs_input_grad[0]:
+            grad_x = where((x == 0) & (z <= -1), 0.0, grad * z.log1p())
+        if ctx.needs_input_grad[1]:
+            grad_z = grad * x / (z + 1)
+        return grad_x, grad_z
+
+
+def xlog1py(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN): ``xlogy``
+    for ``ln(1 + y)``, exact for small ``y``. Either may be a number, not both."""
+    x, z = float_operands("special.xlog1py", input, other)
+    return Xlog1py.apply(x, z)

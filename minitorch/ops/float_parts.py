@@ -1,6 +1,7 @@
-"""The parts of a number and the choices between two: ``trunc``, ``frac``, ``signbit``,
+"""The parts of a number and the choices between two: ``trunc``, ``frac``, ``signbit``, ``angle``,
 ``copysign``, ``isposinf``/``isneginf``/``isreal``, ``ldexp``, ``float_power``, ``fmod``,
-``fmax``/``fmin``, ``heaviside``, and for integers ``gcd``/``lcm``.
+``fmax``/``fmin``, ``heaviside``, for integers ``gcd``/``lcm``, and a float's binary
+parts: ``frexp`` and ``nextafter`` (at the end of the file).
 
 Each is a formula of existing ops, so each gradient comes from theirs:
 
@@ -22,7 +23,9 @@ from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.dtypes import bool_, get_default_dtype, promote_types
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.dtypes import bool_, float64, get_default_dtype, int32, promote_types
+from minitorch.ops import return_types
 from minitorch.ops.binary import pow, remainder
 from minitorch.ops.choice import where
 from minitorch.ops.common import cast, is_number, require_tensor
@@ -60,6 +63,29 @@ def signbit(x: Tensor) -> Tensor:
     if not x.dtype.is_floating_point:
         return x < 0
     return (x < 0) | ((x == 0) & (1 / x < 0))
+
+
+class Angle(Function):
+    """y = the angle of x as a point of the complex plane: pi for x < 0, 0 for x >= 0 (and
+    -0.0), NaN for NaN;  dy/dx = 0, a step function's slope (as PyTorch's, even at 0)"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor) -> Tensor:
+        with no_grad():
+            return where(x < 0, math.pi, where(x != x, x, 0.0))
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> Tensor:
+        return grad.new_zeros(tuple(grad.shape))
+
+
+def angle(input: Tensor) -> Tensor:  # noqa: A002
+    """``torch.angle`` of real numbers: ``pi`` for negatives, 0 otherwise; integers give
+    the default float dtype."""
+    require_tensor("angle", input)
+    if not input.dtype.is_floating_point:
+        input = cast(input, get_default_dtype())  # noqa: A001
+    return Angle.apply(input)
 
 
 class Copysign(Function):
@@ -207,3 +233,89 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     a, b = _integers("lcm", input, other)
     g = gcd(a, b)
     return ((a // where(g == 0, 1, g)) * b).abs()
+
+
+# ---- a float's binary parts: frexp, nextafter ------------------------------------------
+#
+#     frexp(x) = (m, e) with x = m 2^e and 0.5 <= |m| < 1   (0, inf, NaN: (x, 0))
+#
+# e is floor(log2 |x|) + 1, put right by one where log2 rounded across a power of two;
+# m = x 2^-e is exact (scaling by a power of two), done in two halves so that 2^-e
+# itself never overflows (|x| = 5e-324 has e = -1073). The next float after x toward y
+# is x plus one unit in the last place: 2^(e - p) for p bits of mantissa (24 in float32,
+# 53 in float64), half that toward zero from a power of two (|m| = 0.5), never less than
+# the smallest subnormal. Both run in float64, where every float32 step is exact too.
+
+PRECISION = {"float32": (24, -125, 3.4028234663852886e38), "float64": (53, -1021, 1.7976931348623157e308)}
+
+
+def _exponent(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """float64 ``e`` of frexp (0 at 0, inf, NaN), and 2^-e as two factors; no graph."""
+    a = cast(x, float64).abs()
+    finite = (a > 0) & (a < math.inf)
+    safe = where(finite, a, 1.0)
+    e = safe.log2().floor() + 1
+    for _ in range(2):  # log2 may round across a power of two: put e right
+        half = (-e / 2).floor()
+        m = safe * pow(2.0, half) * pow(2.0, -e - half)
+        e = e + where(m >= 1, 1.0, 0.0) - where(m < 0.5, 1.0, 0.0)
+    e = where(finite, e, 0.0)
+    half = (-e / 2).floor()
+    return e, pow(2.0, half), pow(2.0, -e - half)
+
+
+def frexp(input: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, ``0.5 <= |mantissa|
+    < 1`` and an int32 exponent; the mantissa's gradient is ``grad / 2 ** exponent``."""
+    require_tensor("frexp", input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    with no_grad():
+        e, first, second = _exponent(input)
+        first, second = cast(first, input.dtype), cast(second, input.dtype)
+    mantissa = input * first * second  # exact: powers of two
+    return return_types.frexp(mantissa, cast(e, int32))
+
+
+class NextAfter(Function):
+    """y = the float after x toward other;  dy/dx = 1 where y moved, 0 where x = other
+    (y is other there, as PyTorch), none for other"""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, x: Tensor, other: Tensor) -> Tensor:
+        with no_grad():
+            ctx.moves = x != other
+            return cast(_next_float64(cast(x, float64), cast(other, float64), x.dtype.name), x.dtype)
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
+        return where(ctx.moves, grad, 0.0), None
+
+
+def _next_float64(x: Tensor, y: Tensor, dtype_name: str) -> Tensor:
+    bits, smallest_exponent, largest = PRECISION[dtype_name]
+    e, first, second = _exponent(x)
+    power_of_two = (x * first * second).abs() == 0.5
+    e = e.clamp(min=smallest_exponent)
+    away = pow(2.0, e - bits)
+    toward_zero = where(power_of_two & (e > smallest_exponent), away / 2, away)
+    up = y > x
+    step = where(up == (x > 0), away, toward_zero)
+    direction = cast(up, float64) * 2 - 1  # +1 up, -1 down
+    moved = x + direction * step
+    moved = where(x == 0, direction * 2.0 ** (smallest_exponent - bits), moved)
+    moved = where(x.abs() == math.inf, (cast(x > 0, float64) * 2 - 1) * largest, moved)
+    return where(x == y, y, where((x != x) | (y != y), math.nan, moved))
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The next float after ``input`` in the direction of ``other`` (``other`` where they
+    are equal). Its gradient with respect to ``input`` is 1 where it moved, 0 where
+    ``input`` equals ``other``, as PyTorch's."""
+    require_tensor("nextafter", input)
+    require_tensor("nextafter", other, "other", 2)
+    dtype = promote_types(input.dtype, other.dtype)
+    if dtype.name not in PRECISION:
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{dtype.type_name}\'')
+    x = input if input.dtype is dtype else input.to(dtype)
+    return NextAfter.apply(x, other)

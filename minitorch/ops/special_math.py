@@ -115,6 +115,8 @@ def digamma(x: Tensor) -> Tensor:
     """psi(x) = d/dx ln Gamma(x) (see the module docstring); -inf at 0 and +inf at -0.0
     (the limits from the right and from the left), NaN at the negative integers."""
     x = _floating("digamma", x)
+    if x.dtype is not float64:  # float32 loses digits in the reflection and the sums
+        return digamma(x.double()).to(x.dtype)
     reflect = x < 0.5
     pole = (x <= 0) & (x == x.floor())
     safe = where(pole, 0.5, x)
