@@ -30,7 +30,11 @@ def generator_or_default(generator: Generator | None) -> Generator:
     replay the numbers drawn while it was captured, so drawing inside a capture is
     refused with an explanation."""
     dispatch.refuse_in_capture("random numbers (rand, randn, dropout, ...)")
-    return generator or default_generator
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"generator must be a minitorch.Generator, not {type(generator).__name__}")
+    return generator
 
 
 def _float_dtype(dtype: Any) -> Any:
