@@ -10,12 +10,14 @@
 | ``conv.py``          | ``Conv1d``, ``Conv2d``, ``Conv3d`` (with groups: grouped and depthwise) |
 | ``conv_transpose.py`` | ``ConvTranspose1d/2d/3d``                                  |
 | ``pooling.py``       | ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``                    |
+| ``fractional_max_pooling.py`` | ``FractionalMaxPool2d/3d`` (windows at pseudo-random starts) |
 | ``normalization.py`` | ``BatchNorm1d/2d/3d``, ``LayerNorm``                        |
 | ``sample_normalization.py`` | ``GroupNorm``, ``InstanceNorm1d/2d/3d``, ``RMSNorm``, ``LocalResponseNorm`` |
 | ``upsampling.py``    | ``Upsample``, ``PixelShuffle``, ``PixelUnshuffle``          |
 | ``fold.py``          | ``Unfold``, ``Fold`` (im2col, col2im)                       |
 | ``dropout.py``       | ``Dropout``                                                 |
 | ``adaptive_pooling.py`` | ``AdaptiveAvgPool1d/3d``, ``AdaptiveMaxPool1d/2d/3d``    |
+| ``adaptive_softmax.py`` | ``AdaptiveLogSoftmaxWithLoss`` (a cheap softmax over a large vocabulary) |
 | ``lp_pooling.py``    | ``LPPool1d/2d/3d``                                          |
 | ``max_unpooling.py`` | ``MaxUnpool1d/2d/3d``                                      |
 | ``bilinear.py``      | ``Bilinear``                                                |
@@ -30,6 +32,7 @@
 | ``attention.py``     | ``MultiheadAttention``                                      |
 | ``transformer.py``   | ``Transformer``, ``TransformerEncoder(Layer)``, ``TransformerDecoder(Layer)`` |
 | ``loss.py``          | ``MSELoss``, ``L1Loss``, ``CrossEntropyLoss``, ``NLLLoss``, ``BCELoss``, ...  |
+| ``sequence_losses.py`` | ``CTCLoss``, ``LinearCrossEntropyLoss``                    |
 | ``regression_loss.py`` | ``HuberLoss``, ``SmoothL1Loss``, ``KLDivLoss``, ``PoissonNLLLoss``, ... |
 | ``margin_loss.py``   | ``MarginRankingLoss``, ``TripletMarginLoss``, ``CosineEmbeddingLoss``, ... |
 | ``init.py``          | ``nn.init``: ``kaiming_uniform_``, ``xavier_normal_``, ...  |
@@ -69,6 +72,7 @@ from minitorch.nn.adaptive_pooling import (
     AdaptiveMaxPool2d,
     AdaptiveMaxPool3d,
 )
+from minitorch.nn.adaptive_softmax import AdaptiveLogSoftmaxWithLoss
 from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.bilinear import Bilinear
 from minitorch.nn.channel_shuffle import ChannelShuffle
@@ -80,8 +84,17 @@ from minitorch.nn.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dr
 from minitorch.nn.embedding import Embedding
 from minitorch.nn.embedding_bag import EmbeddingBag
 from minitorch.nn.fold import Fold, Unfold
+from minitorch.nn.fractional_max_pooling import FractionalMaxPool2d, FractionalMaxPool3d
 from minitorch.nn.linear import Flatten, Identity, Linear, Unflatten
-from minitorch.nn.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from minitorch.nn.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    NLLLoss2d,
+)
 from minitorch.nn.lp_pooling import LPPool1d, LPPool2d, LPPool3d
 from minitorch.nn.margin_loss import (
     CosineEmbeddingLoss,
@@ -135,6 +148,7 @@ from minitorch.nn.sample_normalization import (
     LocalResponseNorm,
     RMSNorm,
 )
+from minitorch.nn.sequence_losses import CTCLoss, LinearCrossEntropyLoss
 from minitorch.nn.transformer import (
     Transformer,
     TransformerDecoder,
@@ -180,4 +194,6 @@ __all__ = [
     "Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2d",
     "UpsamplingNearest2d", "EmbeddingBag",
     "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
+    "AdaptiveLogSoftmaxWithLoss", "CTCLoss", "FractionalMaxPool2d", "FractionalMaxPool3d",
+    "LinearCrossEntropyLoss", "NLLLoss2d",
 ]  # fmt: skip

@@ -4,6 +4,8 @@ formulas)."""
 
 from __future__ import annotations
 
+import warnings
+
 from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn.module import Module
@@ -48,6 +50,17 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """``NLLLoss`` under its old name for images (deprecated in PyTorch; the same loss)."""
+
+    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        warnings.warn("NLLLoss2d has been deprecated. Please use NLLLoss instead as a drop-in "
+                      "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for "
+                      "more details.", stacklevel=2)  # fmt: skip
+        super().__init__(weight, ignore_index, reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):

@@ -34,7 +34,7 @@ def _pair(shape, transpose):
     return x.requires_grad_(), xm, leaf
 
 
-@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 @pytest.mark.parametrize("pad,shape", CASES)
 def test_pad_modes_match_torch(mode, pad, shape):
     torch.manual_seed(0)
@@ -58,6 +58,7 @@ def test_pad_modes_match_torch(mode, pad, shape):
     ("reflect", (1, 1), (1, 2, 3, 4), NotImplementedError),
     ("reflect", (1, 1, 1, 1), (3, 4), NotImplementedError),
     ("bogus", (1, 1), (1, 3, 4), NotImplementedError),
+    ("constant", (-3, -2), (1, 3, 4), RuntimeError),  # crops more than the dimension holds
 ])  # fmt: skip
 def test_pad_modes_reject_as_torch(mode, pad, shape, error):
     with pytest.raises(error):

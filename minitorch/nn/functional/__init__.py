@@ -14,6 +14,8 @@ weights and call these).
 | ``lp_pooling.py``   | ``lp_pool1d``, ``lp_pool2d``, ``lp_pool3d``                  |
 | ``max_unpooling.py`` | ``max_unpool1d``, ``max_unpool2d``, ``max_unpool3d``         |
 | ``affine_grid.py``  | ``affine_grid`` (a spatial transformer's sampling grid)      |
+| ``grid_sample.py``  | ``grid_sample`` (reading an image at a grid's positions), ``grid_sampler_2d/3d`` |
+| ``fractional_max_pooling.py`` | ``fractional_max_pool2d/3d`` (and ``_with_indices``)   |
 | ``distance.py``     | ``cosine_similarity``, ``pairwise_distance``, ``pdist``      |
 | ``bilinear.py``     | ``bilinear``                                               |
 | ``channel_shuffle.py`` | ``channel_shuffle``                                     |
@@ -25,11 +27,14 @@ weights and call these).
 | ``pooling.py``      | ``max_pool2d``, ``avg_pool2d`` (and 1-D, 3-D forms, ``ceil_mode``) |
 | ``normalization.py``| ``batch_norm``, ``layer_norm``                              |
 | ``sample_normalization.py`` | ``group_norm``, ``instance_norm``, ``rms_norm``, ``normalize``, ... |
+| ``native_norms.py`` | ``native_batch_norm``, ``native_layer_norm``, ``native_group_norm``, ...  |
 | ``attention.py``    | ``scaled_dot_product_attention``                             |
 | ``multi_head_attention.py`` | ``multi_head_attention_forward`` (``nn.MultiheadAttention``'s computation) |
 | ``regression_loss.py`` | ``huber_loss``, ``smooth_l1_loss``, ``kl_div``, ``poisson_nll_loss``, ... |
 | ``margin_loss.py``  | ``triplet_margin_loss``, ``cosine_embedding_loss``, ...     |
 | ``loss.py``         | ``mse_loss``, ``l1_loss``, ``cross_entropy``, ``nll_loss``  |
+| ``ctc_loss.py``     | ``ctc_loss`` (the forward algorithm over the blank-extended target) |
+| ``linear_cross_entropy.py`` | ``linear_cross_entropy`` (``cross_entropy`` of ``linear``) |
 | ``binary_loss.py``  | ``binary_cross_entropy``, ``binary_cross_entropy_with_logits`` |
 """
 
@@ -88,8 +93,16 @@ from minitorch.nn.functional.channel_dropout import (
 from minitorch.nn.functional.channel_shuffle import channel_shuffle, native_channel_shuffle
 from minitorch.nn.functional.conv import conv1d, conv2d, conv3d, fold, pad, unfold
 from minitorch.nn.functional.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d
+from minitorch.nn.functional.ctc_loss import ctc_loss
 from minitorch.nn.functional.distance import cosine_similarity, pairwise_distance, pdist
 from minitorch.nn.functional.embedding_bag import embedding_bag
+from minitorch.nn.functional.fractional_max_pooling import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
+from minitorch.nn.functional.grid_sample import grid_sample
 from minitorch.nn.functional.gumbel_softmax import gumbel_softmax
 from minitorch.nn.functional.inplace_activations import (
     celu_,
@@ -110,6 +123,7 @@ from minitorch.nn.functional.interpolate import (
     upsample_nearest,
 )
 from minitorch.nn.functional.linear import dropout, embedding, flatten, linear, one_hot
+from minitorch.nn.functional.linear_cross_entropy import linear_cross_entropy
 from minitorch.nn.functional.loss import (
     cross_entropy,
     l1_loss,
@@ -186,4 +200,6 @@ __all__ = [
     "max_unpool1d", "max_unpool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
     "conv3d", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
     "lp_pool3d", "max_unpool3d", "conv_transpose3d", "affine_grid",
+    "ctc_loss", "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices", "grid_sample", "linear_cross_entropy",
 ]  # fmt: skip

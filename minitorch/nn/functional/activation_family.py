@@ -22,7 +22,8 @@ it says otherwise):
   ``a * sigmoid(b)``), ``softmin(x) = softmax(-x)``.
 
 Autograd differentiates every formula; ``where`` sends the gradient down the branch it
-picked, so a kink gets the derivative of the side PyTorch picks.
+picked, so a kink gets the derivative of the side PyTorch picks. (``hardshrink`` and
+``prelu`` are ``Tensor`` methods too, so their formulas live in ``ops/method_forms.py``.)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.ops import softmax as softmax_ops
 from minitorch.ops.common import require_tensor
+from minitorch.ops.method_forms import hardshrink, prelu  # noqa: F401 (Tensor methods too: ops/)
 
 
 def _result(input: Tensor, result: Tensor, inplace: bool) -> Tensor:  # noqa: A002
@@ -124,12 +126,6 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _result(input, input * (input + 3).clamp(0, 6) / 6, inplace)
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
-    """``x`` where ``|x| > lambd``, else 0."""
-    require_tensor("hardshrink", input)
-    return input.where(input.abs() > lambd, 0.0)
-
-
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between."""
     require_tensor("softshrink", input)
@@ -148,28 +144,6 @@ def softsign(input: Tensor) -> Tensor:  # noqa: A002
     """``x / (1 + |x|)``."""
     require_tensor("softsign", input)
     return input / (input.abs() + 1)
-
-
-def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
-    """``x`` for ``x > 0``, else ``weight * x``, where ``weight`` holds one slope, or one
-    per channel (dim 1)."""
-    require_tensor("prelu", input)
-    require_tensor("prelu", weight, "weight", 2)
-    if weight.dtype != input.dtype:
-        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}")
-    slopes = weight.numel()
-    if slopes != 1:
-        channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 1)
-        if weight.ndim != 1 or slopes != channels:
-            raise RuntimeError(
-                f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
-                f"= {slopes} and channel size = {channels}."
-            )
-        if input.ndim >= 2:
-            weight = weight.reshape((slopes,) + (1,) * (input.ndim - 2))
-    else:
-        weight = weight.reshape(())
-    return input.where(input > 0, input * weight)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,  # noqa: A002
