@@ -161,6 +161,14 @@ def normalize_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     return tuple(d for d in result if d < ndim)
 
 
+def reduction_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """The dims a ``sum``-like reduction folds: ``None`` *and an empty list* mean all of
+    them (PyTorch: ``x.sum(dim=())`` is the sum of everything)."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        dim = None
+    return normalize_dims(dim, ndim)
+
+
 # --------------------------------------------------------------------------------------
 # View rules: each returns the new (shape, strides, offset) over the same storage
 # --------------------------------------------------------------------------------------

@@ -37,8 +37,14 @@ SPECIAL_SCIENTIFIC = (
 
 COMPLEX_ONLY = {
     "complex", "polar", "view_as_complex", "view_as_real", "conj_physical", "resolve_conj",
-    "resolve_neg", "real", "imag", "conj",
+    "resolve_neg", "real", "imag", "conj", "cfloat", "cdouble", "chalf",
 }  # fmt: skip
+
+# Real inputs, complex results: a general matrix's eigenvalues, a short-time spectrum.
+COMPLEX_RESULTS = {"linalg.eig", "linalg.eigvals", "stft"}
+
+# Results of a dtype minitorch does not have.
+UNSIGNED_64 = {"hash_tensor"}
 
 QUANTIZED_WORDS = ("quantize", "quantized", "qint", "int_repr")
 
@@ -53,10 +59,19 @@ def exclusion_reason(op) -> str | None:
             return reason
     if name.startswith("special.") and name[len("special.") :].startswith(SPECIAL_SCIENTIFIC):
         return "orthogonal polynomials and Bessel/Airy functions: scientific computing, not deep learning"
-    if name.endswith("_copy") and name != "index_copy" and is_torch_function(name.removesuffix("_copy")):
+    if name.endswith("_copy") and name != "index_copy" and is_view_op(name.removesuffix("_copy")):
         return "the *_copy variants exist for compilers (a view op that returns a copy)"
     if name in COMPLEX_ONLY:
         return "defined for complex numbers (or their views), and minitorch has no complex dtype"
+    if name in COMPLEX_RESULTS:
+        return ("real inputs with complex results (eigenvalues of a general matrix, a spectrum), "
+                "and minitorch has no complex dtype")
+    if name == "to_sparse":
+        return "sparse layouts are not part of minitorch (dense strided tensors only)"
+    if name in UNSIGNED_64:
+        return "returns uint64, a dtype minitorch does not have (its unsigned integer is uint8)"
+    if calls_aten_only(op):
+        return "called through torch.ops.aten, PyTorch's dispatcher, with no public torch function of that name"  # noqa: E501
     if any(word in name for word in QUANTIZED_WORDS):
         return "quantization (integer storage with a scale and zero point) is not part of minitorch"
     if any(word in name for word in JITERATOR_WORDS):
@@ -67,9 +82,32 @@ def exclusion_reason(op) -> str | None:
 
 
 def is_torch_function(name: str) -> bool:
+    """Whether ``torch.<name>`` (dotted: ``nn.functional.pad``) or ``Tensor.<name>`` exists."""
     import torch
 
-    return hasattr(torch, name) or hasattr(torch.Tensor, name)
+    value = torch
+    for part in name.removeprefix("torch.").split("."):
+        value = getattr(value, part, None)
+    return value is not None or hasattr(torch.Tensor, name)
+
+
+def is_view_op(name: str) -> bool:
+    """A public view op, or ATen's ``alias`` (the view of the whole tensor)."""
+    import torch
+
+    return is_torch_function(name) or hasattr(torch.ops.aten, name)
+
+
+def calls_aten_only(op) -> bool:
+    """Whether the entry calls an operator of ``torch.ops.aten`` (directly, or in the wrapper
+    the OpInfo file writes) that has no public torch function of its name (a private
+    ``_name`` is not public either)."""
+    target = op.op
+    if type(target).__name__.startswith("OpOverload"):  # aten.<name>, or <name>.<overload>
+        name = target.__name__.split(".")[0]
+        return name.startswith("_") or not is_torch_function(name)
+    code = getattr(target, "__code__", None)
+    return code is not None and "aten" in code.co_names and not is_torch_function(op.name)
 
 
 # The dtypes each in-scope op is sampled in: floats for values and gradients, int64 where

@@ -34,6 +34,9 @@
 | ``covariance.py`` | ``cov``, ``corrcoef``, ``trapezoid``                          |
 | ``runs.py``     | ``repeat_interleave``, ``unique_consecutive``, ``unfold``       |
 | ``grids.py``    | ``logspace``, ``tril_indices``, ``vander``, ``empty_strided``   |
+| ``method_forms.py`` | ``t.bernoulli()``, ``fill``, ``rsub``, ``logical_xor``, ``renorm``, ``set_`` |
+| ``index_positions.py`` | ``unravel_index``, ``fill_diagonal_``, ``index_reduce``...   |
+| ``tensor_queries.py`` | ``is_cpu``, ``layout``, ``H``, ``retains_grad``, ``as_subclass``... |
 
 Below, the table ``METHODS`` makes each function a ``Tensor`` method too, so that
 ``minitorch.exp(x)`` and ``x.exp()`` are the same code.
@@ -51,6 +54,7 @@ from minitorch.ops import (
     aliases,
     binary,
     choice,
+    cholesky,
     compare,
     composite,
     convert,
@@ -60,13 +64,22 @@ from minitorch.ops import (
     gather,
     grids,
     histogram,
+    householder,
+    index_positions,
     index_update,
     indexing,
     inplace,
     linalg,
     log_tan_round,
+    lu,
+    lu_composites,
+    matrix_exp,
     median,
+    method_forms,
     products,
+    pseudoinverse,
+    qr,
+    random_distributions,
     random_inplace,
     rearrange,
     reduce,
@@ -80,6 +93,8 @@ from minitorch.ops import (
     statistics,
     storage,
     svd,
+    tensor_queries,
+    triangular,
     trigonometric,
     unary,
 )
@@ -282,7 +297,7 @@ METHODS: dict[str, Any] = {
     "__mul__": _operator(binary.mul),
     "__rmul__": _reflect(binary.mul),
     "__truediv__": _operator(binary.div),
-    "__rtruediv__": _divided_into,
+    "__rtruediv__": _divided_into, "__rdiv__": _divided_into,  # __rdiv__: Python 2's name, torch keeps it
     "__floordiv__": _operator(binary.floor_divide), "__rfloordiv__": _reflect(binary.floor_divide),
     "__mod__": _operator(binary.remainder), "__rmod__": _reflect(binary.remainder),
     "__pow__": _operator(binary.pow),
@@ -306,7 +321,11 @@ METHODS: dict[str, Any] = {
     "__imul__": _iop(inplace.mul_), "__itruediv__": _iop(inplace.div_),
 }  # fmt: skip
 
-for _module in (products, stacking, index_update, statistics, covariance, runs, grids):  # each lists its own
+for _module in (products, stacking, index_update, statistics, covariance, runs, grids,
+                random_distributions, lu_composites, pseudoinverse, matrix_exp, cholesky,
+                triangular, lu, qr, householder):  # each lists its own
+    METHODS.update(_module.METHODS)
+for _module in (method_forms, index_positions, tensor_queries):  # second forms, positions, queries
     METHODS.update(_module.METHODS)
 METHODS.update({name: accepts_keepdims(METHODS[name]) for name in KEEPDIMS_REDUCTIONS})
 METHODS.update(aliases.methods())  # expm1, hypot, absolute, greater...: aliases.py
@@ -319,6 +338,7 @@ Tensor.nbytes = property(storage.nbytes)
 Tensor.itemsize = property(storage.itemsize)
 Tensor.T = property(lambda t: t.permute(tuple(reversed(range(t.ndim)))))
 Tensor.mT = property(lambda t: t.transpose(-2, -1))
+tensor_queries.install()  # is_cpu, layout, H, retains_grad...: properties
 Tensor.__hash__ = object.__hash__  # __eq__ is elementwise, so hash by identity
 
 __all__ = ["METHODS", "is_grad_enabled"]

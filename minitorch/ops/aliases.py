@@ -15,7 +15,16 @@ from typing import Any
 
 from minitorch._tensor import Tensor
 from minitorch.dtypes import bool_
-from minitorch.ops import binary, compare, exp_log_formulas, float_parts, shape, special_math, unary
+from minitorch.ops import (
+    binary,
+    compare,
+    exp_log_formulas,
+    float_parts,
+    shape,
+    special_math,
+    unary,
+    zeta_gamma,
+)
 from minitorch.ops.common import require_tensor
 from minitorch.ops.inplace import inplace_variant, view_inplace_variant
 
@@ -38,7 +47,8 @@ NEW_OPS: dict[str, Any] = {
     for module, names in (
         (special_math, "expm1 asinh acosh atanh erfc lgamma digamma erfinv mvlgamma i0"),
         (float_parts, "trunc fix frac signbit copysign isposinf isneginf isreal ldexp "
-                      "float_power fmod fmax fmin heaviside gcd lcm"),
+                      "float_power fmod fmax fmin heaviside gcd lcm frexp nextafter angle"),
+        (zeta_gamma, "igamma igammac"),
         (exp_log_formulas, "exp2 deg2rad rad2deg sinc logit xlogy logaddexp logaddexp2 hypot"),
     )
     for name in names.split()
@@ -67,7 +77,7 @@ INPLACE = """
     expm1 asinh acosh atanh erfc lgamma digamma erfinv mvlgamma i0 fix copysign ldexp fmod
     heaviside gcd lcm exp2 deg2rad rad2deg sinc logit xlogy hypot absolute arccosh arcsinh
     arctanh greater greater_equal less less_equal not_equal multiply divide subtract
-    negative true_divide sgn
+    negative true_divide sgn igamma igammac nextafter
 """.split()  # (trunc_ and frac_ come with inplace.py's own list)
 
 # ... and of those, the ones PyTorch also has as ``torch.X_(x)``.
@@ -80,7 +90,8 @@ NAMESPACE_INPLACE = """
 def methods() -> dict[str, Any]:
     """The ``Tensor`` methods: every function above, its in-place form, and
     ``ndimension``/``arctan2_``."""
-    table: dict[str, Any] = {**FUNCTIONS, "ndimension": ndimension}
+    table: dict[str, Any] = {**FUNCTIONS, "ndimension": ndimension, "polygamma": zeta_gamma.polygamma_method}
+    table["polygamma_"] = inplace_variant(zeta_gamma.polygamma_method)  # x.polygamma_(n)
     table.update({f"{name}_": inplace_variant(FUNCTIONS[name]) for name in INPLACE})
     table.update(swapaxes_=view_inplace_variant(shape.transpose),
                  swapdims_=view_inplace_variant(shape.transpose),

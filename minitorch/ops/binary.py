@@ -292,7 +292,24 @@ def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
     """``a ** b``: which ``Function`` depends on which operands are tensors."""
     if not isinstance(b, Tensor):
         return Pow.apply(a, b)
+    integers = not result_type(python_number(a), python_number(b)).is_floating_point
+    if integers and not b.dtype.is_floating_point and b.dtype is not bool_ and bool((b < 0).any()):
+        return _negative_integer_powers(a, b)
     return (PowTensorExponent if isinstance(a, Tensor) else PowNumberBase).apply(a, b)
+
+
+def _negative_integer_powers(a: Any, b: Tensor) -> Tensor:
+    """Integer ``a ** b`` with some exponents negative, as PyTorch computes it: ``1 / a**|b|``
+    truncated to an integer, so 1 for ``a == 1``, 1 or -1 for ``a == -1`` (even or odd
+    ``b``), 0 for every other base. (Only a tensor exponent: a negative *number* exponent
+    of an integer tensor is refused, as in PyTorch.)"""
+    powers = pow(a, b.clamp(min=0))
+    signs = where(b % 2 == 0, 1, -1)  # (-1) ** b
+    if isinstance(a, Tensor):
+        inverses = where(a == 1, 1, 0) + where(a == -1, signs, 0)
+    else:
+        inverses = signs if a == -1 else where(b < 0, int(a == 1), 0)
+    return where(b < 0, inverses, powers).to(powers.dtype)
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002 (PyTorch's names)

@@ -196,3 +196,13 @@ def accepts_keepdims(function: Any) -> Any:
         return function(*args, **kwargs)
 
     return call
+
+
+def sizes_from(args: tuple) -> tuple[int, ...]:
+    """Accept both ``f(2, 3)`` and ``f((2, 3))``, like PyTorch."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    for size in args:
+        if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
+            raise TypeError(f"sizes must be ints, but got {type(size).__name__} ({size!r})")
+    return tuple([int(s) for s in args])  # (NumPy integers as ints; a list: twice a generator's speed)

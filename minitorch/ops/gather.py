@@ -22,7 +22,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.dtypes import bool_, check_scalar_fits, from_numpy_dtype, int32, int64
-from minitorch.layout import contiguous_strides, normalize_dim
+from minitorch.layout import contiguous_strides, is_contiguous, normalize_dim
 from minitorch.ops.common import cast, require_tensor
 
 INDEX_DTYPES = (int64, int32, bool_)
@@ -55,13 +55,31 @@ def as_index_tensor(item: Any, like: Tensor) -> Tensor:
 def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     """Indices of the nonzero elements: an ``(n, ndim)`` int64 tensor, or one 1-D tensor
     per dimension with ``as_tuple=True``. (A 0-d tensor counts as one element: ``(n, 0)``,
-    or one tensor ``[0]`` or ``[]``, as in PyTorch.)"""
+    or one tensor ``[0]`` or ``[]``, as in PyTorch.) The positions are found on the host,
+    by NumPy, in one pass over the values: the count and the positions together."""
     require_tensor("nonzero", x)
-    found = np.nonzero(np.atleast_1d(x.detach().cpu()._host_array()))  # (values: bfloat16 too)
-    columns = [as_index_tensor(f.astype(np.int64), x) for f in found]
+    found = np.nonzero(np.atleast_1d(_host_values(x)))
     if as_tuple:
-        return tuple(columns)
-    return as_index_tensor(np.stack(found, axis=1)[:, : x.ndim].astype(np.int64), x)
+        return tuple(_positions_tensor(f, x) for f in found)
+    return _positions_tensor(np.stack(found, axis=1)[:, : x.ndim], x)
+
+
+def _host_values(x: Tensor) -> np.ndarray:
+    """``x``'s values as a NumPy array on the host: for a contiguous mask (what a
+    comparison makes) the run of its storage, read in place; otherwise its strided
+    view (bfloat16 decoded to float32)."""
+    if x.dtype is bool_ and is_contiguous(x._shape, x._strides):
+        storage = dispatch.to_numpy(x._storage, x.device.type)
+        return storage[x._offset : x._offset + x.numel()].reshape(x._shape)
+    return x.detach().cpu()._host_array()
+
+
+def _positions_tensor(positions: np.ndarray, like: Tensor) -> Tensor:
+    """Positions NumPy found (non-negative integers) as an int64 tensor on ``like``'s
+    device: one copy into new storage."""
+    positions = positions.astype(np.int64, copy=False)
+    storage = dispatch.from_numpy(positions.reshape(-1), like.device.type)
+    return Tensor._make(storage, positions.shape, contiguous_strides(positions.shape), 0, int64, like.device)
 
 
 def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | None) -> Tensor:
@@ -166,9 +184,10 @@ class PickPerRow(Function):
     @staticmethod
     def forward(ctx: FunctionCtx, x: Tensor, index: Tensor) -> Tensor:
         ctx.index, ctx.shape = index, x._shape
-        out = Tensor._empty(index._shape, x.dtype, x.device)
+        out = Tensor._empty((1,) + index._shape, x.dtype, x.device)
         transposed = x._view(x._shape[::-1], x._strides[::-1], x._offset)
-        dispatch.gather(_as_row(out), transposed, 0, _as_row(index))
+        dispatch.gather(out, transposed, 0, _as_row(index))
+        out._shape, out._strides = index._shape, (1,)  # (new, seen by no one else: reshaped where it lies)
         return out
 
     @staticmethod

@@ -1,4 +1,5 @@
-"""Counting: ``bincount``, ``histc``, ``histogram``, and ``searchsorted`` they rest on.
+"""Counting: ``bincount``, ``histc``, ``histogram``, ``histogramdd``, and the
+``searchsorted`` they rest on.
 
 ``searchsorted(edges, x)`` says where each ``x`` would go in the sorted ``edges``: the
 number of edges below it (``right=True``: at or below it). A histogram is then one
@@ -6,6 +7,11 @@ count per bin: ``x`` lies in bin ``i`` when ``edges[i] <= x < edges[i + 1]`` (th
 bin also holds ``x == edges[-1]``), so its bin is ``searchsorted(edges, x, right=True) - 1``.
 Counting is a comparison against every bin, ``bins x values`` booleans summed, written
 with ops we have. None of these is differentiable (counts are flat steps).
+
+``histogramdd`` bins N-dimensional points (the rows of an ``(M, N)`` input): each
+coordinate gets its bin along its own dim as above, and the point's cell of the
+``bins[0] x bins[1] x ...`` grid is the row-major combination of the N bin numbers,
+``((i0 * bins[1]) + i1) * bins[2] + ...``; a point outside any dim's edges is not counted.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import builtins
 from typing import Any
 
 from minitorch._tensor import Tensor
-from minitorch.creation import arange, linspace
+from minitorch.creation import arange, linspace, zeros
 from minitorch.dtypes import float64, int32, int64
 from minitorch.ops import return_types
 from minitorch.ops.common import require_tensor
@@ -131,3 +137,79 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None,  # noqa: A00
     if density:
         hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
     return return_types.histogram(hist, edges)
+
+
+def _edges_dd(points: Tensor, bins: Any, range: Any) -> list[Tensor]:  # noqa: A002
+    """One increasing 1-D tensor of edges per coordinate of ``points`` (``(M, N)``)."""
+    n = points.shape[1]
+    if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor):
+        if len(bins) != n:
+            raise RuntimeError(f"torch.histogramdd(): expected {n} sequences of bin edges for each of the "
+                               f"{n} input dimensions, but got {len(bins)} bin sequences")  # fmt: skip
+        return [edges.to(points.dtype) for edges in bins]
+    counts = [int(bins)] * n if isinstance(bins, int) else [int(b) for b in bins]
+    if len(counts) != n:
+        raise RuntimeError(f"torch.histogramdd(): expected {n} bin counts, one for each of the {n} input "
+                           f"dimensions, but got {len(counts)} bin counts")  # fmt: skip
+    if range is not None and len(range) != 2 * n:
+        raise RuntimeError(f"torch.histogramdd(): expected {2 * n} values for range (a min and a max for "
+                           f"each of the {n} input dimensions), but got {len(range)}")  # fmt: skip
+    edges = []
+    for k, count in enumerate(counts):
+        if count <= 0:
+            raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {count} for dimension {k}")
+        if range is not None:
+            low, high = float(range[2 * k]), float(range[2 * k + 1])
+        elif points.shape[0]:
+            column = points[:, k]
+            low, high = float(column.min()), float(column.max())
+        else:
+            low, high = 0.0, 0.0
+        if low > high:
+            raise ValueError(f"torch.histogramdd(): min should not exceed max, but got min {low} max {high} "
+                             f"for dimension {k}")  # fmt: skip
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges.append(linspace(low, high, count + 1, dtype=points.dtype, device=points.device))
+    return edges
+
+
+def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None,  # noqa: A002
+                weight: Tensor | None = None, density: bool = False) -> Any:  # fmt: skip
+    """``(hist, bin_edges)``: how many of the N-dimensional points (the rows of
+    ``input``, whose last dim is N) fall in each cell of a grid of bins. ``bins`` is one
+    count, a count per dim, or a 1-D tensor of edges per dim; ``range`` is
+    ``[min0, max0, min1, max1, ...]``; ``density=True`` divides by total * cell volume."""
+    _require_float("histogramdd", input)
+    if input.ndim < 2:
+        raise RuntimeError(
+            f"torch.histogramdd: input tensor should have at least 2 dimensions, but got {input.ndim}"
+        )
+    points = input.reshape(-1, input.shape[-1])
+    edges = _edges_dd(points, bins, range)
+    sizes = [e.numel() - 1 for e in edges]
+    cell = zeros(points.shape[0], dtype=int64, device=input.device)
+    inside = None
+    for k, (e, size) in enumerate(zip(edges, sizes)):
+        column = points[:, k]
+        fits = (column >= e[0]) & (column <= e[-1])
+        inside = fits if inside is None else inside & fits
+        cell = cell * size + (searchsorted(e, column, right=True) - 1).clamp(0, size - 1)
+    total = 1
+    for size in sizes:
+        total *= size
+    hits = (cell.unsqueeze(1) == arange(total, device=input.device)) & inside.unsqueeze(1)
+    hits = hits.to(input.dtype)
+    hist = (hits if weight is None else hits * weight.reshape(-1, 1).to(input.dtype)).sum(0).reshape(sizes)
+    if density:
+        volume = None
+        for k, e in enumerate(edges):
+            shape = [1] * len(edges)
+            shape[k] = sizes[k]
+            width = (e[1:] - e[:-1]).reshape(shape)
+            volume = width if volume is None else volume * width
+        hist = hist / (hist.sum() * volume)
+    return HISTOGRAMDD(hist, tuple(edges))
+
+
+HISTOGRAMDD = return_types._return_type("histogramdd", ["hist", "bin_edges"])

@@ -58,7 +58,9 @@ OPS_WITH_OUT = frozenset("""
     greater_equal less less_equal not_equal sgn isposinf isneginf
     addbmm addmm addmv addr baddbmm inner kron vdot bucketize masked_select take_along_dim
     column_stack dstack hstack vstack narrow_copy logcumsumexp nanmean quantile nanquantile
-    std_mean var_mean
+    std_mean var_mean cholesky cholesky_inverse cholesky_solve logical_xor lu_solve renorm
+    angle orgqr ormqr polygamma igamma igammac nextafter frexp entr erfcx i0e i1 i1e log_ndtr
+    ndtr ndtri xlog1py zeta ldl_factor ldl_factor_ex ldl_solve
 """.split())
 
 FACTORIES_WITH_OUT = frozenset(

@@ -9,6 +9,9 @@ a strided view that starts ``before`` cells in along each dimension::
 
 Backward: the gradient of the interior is the interior of the gradient (the border
 came from a constant, so it has none).
+
+A negative width crops, as in PyTorch: ``x`` is first narrowed by those cells (a view,
+whose gradient autograd already knows), then padded by the positive widths.
 """
 
 from __future__ import annotations
@@ -51,9 +54,14 @@ class ConstantPad(Function):
 
 def constant_pad(x: Tensor, widths: Widths, value: float = 0.0) -> Tensor:
     """``x`` with ``widths[d] = (before, after)`` cells of ``value`` added around each
-    dimension ``d``. Widths must be >= 0 (PyTorch crops with negative ones; we do not)."""
+    dimension ``d``; a negative width removes that many cells instead."""
     if len(widths) != x.ndim:
         raise ValueError(f"constant_pad: expected {x.ndim} (before, after) pairs, got {len(widths)}")
-    if any(before < 0 or after < 0 for before, after in widths):
-        raise NotImplementedError(f"minitorch's pad does not crop (negative padding {list(widths)})")
+    for dim, (before, after) in enumerate(widths):
+        if before < 0 or after < 0:
+            crop_before, crop_after = max(-before, 0), max(-after, 0)
+            if x._shape[dim] - crop_before - crop_after < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
+            x = x.narrow(dim, crop_before, x._shape[dim] - crop_before - crop_after)
+    widths = tuple((max(before, 0), max(after, 0)) for before, after in widths)
     return ConstantPad.apply(x, widths, value)

@@ -1,6 +1,6 @@
 """Views and shape operations: ``view``, ``reshape``, ``permute``, ``expand``, ``narrow``,
-``as_strided``, ``split`` ... and the few shape ops that must copy (``cat``, ``stack``,
-``flip``, ``contiguous``, ``clone``).
+``as_strided``, ``split`` ... (the shape ops that must copy live beside: ``contiguous``,
+``clone`` and ``flip`` in ``copying.py``, ``cat`` and ``stack`` in ``joining.py``).
 
 A *view* computes a new ``(shape, strides, offset)`` with the rules of
 ``minitorch/layout.py`` and returns a tensor over the **same storage**: writing through
@@ -27,25 +27,10 @@ from minitorch import dispatch, layout
 from minitorch._tensor import Tensor
 from minitorch.autograd.engine import sum_to
 from minitorch.autograd.function import Function, FunctionCtx
-from minitorch.dtypes import int64, result_type
-from minitorch.memory_format import (
-    check_memory_format,
-    contiguous_format,
-    dimension_order,
-    is_laid_out,
-    preserve_format,
-)
-from minitorch.ops.common import cast, require_tensor, require_tensors
-
-
-def sizes_from(args: tuple) -> tuple[int, ...]:
-    """Accept both ``f(2, 3)`` and ``f((2, 3))``, like PyTorch."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = tuple(args[0])
-    for size in args:
-        if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
-            raise TypeError(f"sizes must be ints, but got {type(size).__name__} ({size!r})")
-    return tuple([int(s) for s in args])  # (NumPy integers as ints; a list: twice a generator's speed)
+from minitorch.dtypes import int64
+from minitorch.ops.common import require_tensor, sizes_from
+from minitorch.ops.copying import Copy, clone, contiguous, flip, in_memory_format  # noqa: F401 (copies)
+from minitorch.ops.joining import cat, stack  # noqa: F401 (imported from here since before the split)
 
 
 class View(Function):
@@ -221,109 +206,6 @@ class AsStrided(Function):
         return buffer.gather(0, read).reshape(shape), None, None, None
 
 
-class Copy(Function):
-    """A copy into new contiguous storage (``contiguous``, ``clone``);  gradient: itself."""
-
-    node_name = "CloneBackward0"  # PyTorch's name for both
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, keep_strides: bool) -> Tensor:
-        out = Tensor._empty(x._shape, x.dtype, x.device)
-        if keep_strides and x.numel() > 1:
-            out = _dense_like(x)
-        return dispatch.map("copy", out, x)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        return grad, None
-
-
-def _dense_like(x: Tensor) -> Tensor:
-    """An empty tensor with ``x``'s dimension order in memory when ``x`` is dense
-    (PyTorch's ``preserve_format``: ``x.t().clone()`` is still transposed)."""
-    order = sorted(range(x.ndim), key=lambda d: (-x._strides[d], d))
-    packed = layout.contiguous_strides(tuple(x._shape[d] for d in order))
-    strides = [0] * x.ndim
-    for d, stride in zip(order, packed):
-        strides[d] = stride
-    dense = all(x._strides[d] == strides[d] for d in range(x.ndim) if x._shape[d] > 1)
-    return Tensor._empty(x._shape, x.dtype, x.device, tuple(strides) if dense else None)
-
-
-class Flip(Function):
-    """Reverse the order along ``dims`` (a copy, as in PyTorch);  gradient: flip back."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, x: Tensor, dims: tuple) -> Tensor:
-        ctx.dims = dims
-        strides, offset = list(x._strides), x._offset
-        for d in dims:
-            if x._shape[d] > 0:
-                offset += (x._shape[d] - 1) * strides[d]
-            strides[d] = -strides[d]
-        reversed_view = x._view(x._shape, tuple(strides), offset)
-        out = _dense_like(x) if x.numel() > 1 else Tensor._empty(x._shape, x.dtype, x.device)
-        return dispatch.map("copy", out, reversed_view)
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        return grad.flip(ctx.dims), None
-
-
-class Cat(Function):
-    """Join tensors along ``dim`` (a copy);  each input's gradient is its slice.
-
-    Like PyTorch, a 1-D tensor with no elements may be joined to anything (it is
-    skipped); its gradient is empty too."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, dim: int, *tensors: Tensor) -> Tensor:
-        joined = [t for t in tensors if not _is_legacy_empty(t)] or [tensors[0]]
-        dtype = result_type(*tensors)
-        shape = list(joined[0]._shape)
-        shape[dim] = sum(t._shape[dim] for t in joined)
-        out = Tensor._empty(tuple(shape), dtype, joined[0].device)
-        start = 0
-        for t in joined:
-            region = layout.slice_dim(out._shape, out._strides, 0, dim, start,
-                                      start + t._shape[dim], 1)  # fmt: skip
-            dispatch.map("copy", out._view(*region), cast(t, dtype))
-            start += t._shape[dim]
-        ctx.sizes = [None if _is_legacy_empty(t) else t._shape[dim] for t in tensors]
-        ctx.dim = dim
-        return out
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        pieces, start = [], 0
-        for size in ctx.sizes:
-            if size is None:
-                pieces.append(grad.new_zeros((0,)))
-                continue
-            pieces.append(grad.narrow(ctx.dim, start, size))
-            start += size
-        return (None, *pieces)
-
-
-class Stack(Function):
-    """Join tensors of one shape along a new dimension ``dim``: a ``Cat`` of their
-    unsqueezed views, recorded as one node (``StackBackward0``, as in PyTorch);  each
-    input's gradient is its slice ``grad.select(dim, i)``."""
-
-    @staticmethod
-    def forward(ctx: FunctionCtx, dim: int, *tensors: Tensor) -> Tensor:
-        ctx.dim, ctx.count = dim, len(tensors)
-        return Cat.forward(ctx, dim, *(t.unsqueeze(dim) for t in tensors))
-
-    @staticmethod
-    def backward(ctx: FunctionCtx, grad: Tensor) -> tuple:
-        return (None, *(grad.select(ctx.dim, i) for i in range(ctx.count)))
-
-
-def _is_legacy_empty(t: Tensor) -> bool:
-    return t.ndim == 1 and t._shape[0] == 0
-
-
 # ----- the functions users call -------------------------------------------------------
 
 
@@ -491,81 +373,3 @@ def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     require_tensor("unbind", x)
     d = layout.normalize_dim(dim, x.ndim)
     return tuple(select(x, d, i) for i in range(x._shape[d]))
-
-
-def contiguous(x: Tensor, memory_format: Any = contiguous_format) -> Tensor:
-    """``x`` itself when its elements are already in row-major order (or in the order of
-    ``memory_format``, such as ``channels_last``), else a copy in that order."""
-    if check_memory_format(memory_format, "contiguous") is not contiguous_format:
-        return in_memory_format(x, memory_format, "contiguous")
-    return x if x.is_contiguous() else Copy.apply(x, False)
-
-
-def clone(x: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
-    """A copy with its own storage: a dense tensor keeps its dimension order
-    (``preserve_format``), or the copy is laid out in ``memory_format``."""
-    require_tensor("clone", x)
-    if check_memory_format(memory_format, "clone") is preserve_format:
-        return Copy.apply(x, True)
-    return in_memory_format(Copy.apply(x, False), memory_format, "clone")
-
-
-def in_memory_format(x: Tensor, memory_format: Any, function: str) -> Tensor:
-    """``x`` laid out in ``memory_format`` (see ``minitorch/memory_format.py``): itself when
-    it already is, else a copy, made by viewing the dimensions in memory order, copying
-    that row-major, and viewing them back (so the gradient needs nothing new)."""
-    fmt = check_memory_format(memory_format, function)
-    if fmt is preserve_format:
-        return x
-    if is_laid_out(x._shape, x._strides, fmt):
-        return x
-    order = dimension_order(fmt, x.ndim)
-    back = tuple(order.index(d) for d in range(x.ndim))
-    return permute(contiguous(permute(x, order)), back)
-
-
-def flip(x: Tensor, *args: Any, dims: Any = None) -> Tensor:
-    """Reverse the order of elements along ``dims`` (a copy; each dim at most once)."""
-    require_tensor("flip", x)
-    dims = sizes_from(args if dims is None else (dims,))
-    return Flip.apply(x, layout.normalize_dims(tuple(dims), x.ndim))
-
-
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Join tensors along an existing dimension."""
-    tensors = list(tensors)
-    if not tensors:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    require_tensors("cat", tensors)
-    checked = [t for t in tensors if not _is_legacy_empty(t)] or tensors
-    d = layout.normalize_dim(dim, checked[0].ndim)
-    reference = checked[0]
-    for number, t in enumerate(checked):
-        if t.ndim != reference.ndim:
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {reference.ndim} and {t.ndim}"
-            )
-        for axis in range(t.ndim):
-            if axis != d and t._shape[axis] != reference._shape[axis]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{reference._shape[axis]} but got size {t._shape[axis]} for tensor "
-                    f"number {number} in the list."
-                )
-    return Cat.apply(d, *tensors)
-
-
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Join tensors of one shape along a new dimension."""
-    tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    require_tensors("stack", tensors)
-    for i, t in enumerate(tensors):
-        if t.shape != tensors[0].shape:
-            raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
-                f"at entry 0 and {list(t.shape)} at entry {i}"
-            )
-    d = layout.normalize_dim(dim, tensors[0].ndim + 1)
-    return Stack.apply(d, *tensors)

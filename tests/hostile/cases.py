@@ -109,6 +109,32 @@ NAMED: dict[str, list[tuple[str, str | None]]] = {
         ("x = mt.ones(3); x[0] = 'a'", "TypeError"),
         ("x = mt.ones(3); x[mt.tensor([5])] = 1.0", "IndexError"),
     ],
+    # torch.linalg's LDL factorisation: shapes, dtypes, singular and NaN matrices, bad pivots
+    "ldl": [
+        ("mt.linalg.ldl_factor(mt.ones(3, 4))", "RuntimeError"),
+        ("mt.linalg.ldl_factor(mt.ones(3))", "RuntimeError"),
+        ("mt.linalg.ldl_factor(mt.ones(3, 3, dtype=mt.int64))", "RuntimeError"),
+        ("mt.linalg.ldl_factor(mt.ones(3, 3, dtype=mt.float16))", "NotImplementedError"),
+        ("mt.linalg.ldl_factor(mt.zeros(3, 3))", "RuntimeError"),
+        ("mt.linalg.ldl_factor(mt.tensor([[float('nan')]]))", "RuntimeError"),
+        ("mt.linalg.ldl_factor(mt.tensor([[float('inf'), 1.0], [1.0, 0.0]]))", "RuntimeError"),
+        ("mt.linalg.ldl_factor_ex(mt.zeros(3, 3))", "returns"),
+        ("mt.linalg.ldl_factor_ex(mt.zeros(3, 3), check_errors=True)", "RuntimeError"),
+        ("mt.linalg.ldl_factor(mt.zeros(0, 0))", "returns"),
+        ("mt.linalg.ldl_factor(mt.zeros(0, 4, 4))", "returns"),
+        ("mt.linalg.ldl_factor([[1.0]])", "TypeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.ones(2), mt.ones(2, 1))", "RuntimeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.zeros(2, dtype=mt.int32), mt.ones(2, 1))", "RuntimeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.tensor([2**62, 1]), mt.ones(2, 1))", "RuntimeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.tensor([-(2**63), 1]), mt.ones(2, 1))", "RuntimeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.ones(2, dtype=mt.int32), mt.ones(2))", "IndexError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.ones(2, dtype=mt.int32), mt.ones(3, 1))", "RuntimeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.ones(3, dtype=mt.int32), mt.ones(2, 1))", "RuntimeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.ones(2, dtype=mt.int32), mt.ones(2, 1, dtype=mt.float64))",
+         "RuntimeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.ones(2, dtype=mt.int32), [1.0])", "TypeError"),
+        ("mt.linalg.ldl_solve(mt.eye(2), mt.ones(2, dtype=mt.int32), mt.ones(2, 0))", "returns"),
+    ],
 }
 
 
