@@ -8,7 +8,8 @@
 Where each concept lives (see docs/architecture.md): ``layout.py`` (shape, strides, offset),
 ``dtypes.py``, ``device.py``, ``backends/`` (kernels), ``scalar_ops.py`` (the elementwise
 op table), ``dispatch/`` (which kernel runs), ``_tensor.py`` (the Tensor),
-``autograd/`` (backward), ``ops/`` (every differentiable op).
+``autograd/`` (backward), ``ops/`` (every differentiable op); ``torch_functions.py`` names
+the rest of ``torch.*`` beyond the core this file imports.
 """
 
 from minitorch import dispatch, layout
@@ -135,6 +136,7 @@ from minitorch.ops.compare import (  # noqa: E402
     lt,
     ne,
 )  # fmt: skip
+from minitorch.ops.count_distributions import binomial, poisson
 from minitorch.ops.einsum import einsum  # noqa: E402
 from minitorch.ops.gather import gather, index_select, masked_fill, nonzero, scatter_add  # noqa: E402
 from minitorch.ops.linalg import bmm, dot, matmul, mm, mv  # noqa: E402
@@ -231,180 +233,15 @@ from minitorch import (
     onnx,  # torch.onnx (imports the onnx package only when exporting)
     optim,
     profiler,  # torch.profiler
+    special,  # torch.special: ndtr, erfcx, zeta, i1e... (minitorch/special.py)
     testing,
     utils,
 )
 from minitorch.compiler import compile  # noqa: A004 (PyTorch's name)
-from minitorch.functional import (
-    atleast_1d,
-    atleast_2d,
-    atleast_3d,
-    block_diag,
-    broadcast_shapes,
-    broadcast_tensors,
-    cartesian_prod,
-    cdist,
-    chain_matmul,
-    tensordot,
-)  # fmt: skip
-from minitorch.ops.aliases import (
-    absolute,
-    arccosh,
-    arcsinh,
-    arctanh,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    not_equal,
-    positive,
-    sgn,
-    swapaxes,
-    swapdims,
-)
-from minitorch.ops.binary import arctan2, atan2, bitwise_left_shift, bitwise_right_shift
-from minitorch.ops.composite import (
-    addcdiv,
-    addcmul,
-    clamp_max,
-    clamp_min,
-    diff,
-    index_fill,
-    lerp,
-    outer,
-    scatter,
-)
-from minitorch.ops.composite import outer as ger
-from minitorch.ops.covariance import corrcoef, cov, cumulative_trapezoid, trapezoid, trapz
-from minitorch.ops.cross import cross
-from minitorch.ops.diagonals import diag, diag_embed, diagonal, tril, triu
-from minitorch.ops.exp_log_formulas import (
-    deg2rad,
-    exp2,
-    hypot,
-    logaddexp,
-    logaddexp2,
-    logit,
-    rad2deg,
-    sinc,
-    xlogy,
-)
-from minitorch.ops.float_parts import (
-    copysign,
-    fix,
-    float_power,
-    fmax,
-    fmin,
-    fmod,
-    frac,
-    gcd,
-    heaviside,
-    isneginf,
-    isposinf,
-    isreal,
-    lcm,
-    ldexp,
-    signbit,
-    trunc,
-)
-from minitorch.ops.grids import (
-    combinations,
-    empty_strided,
-    logspace,
-    range,
-    scalar_tensor,
-    tril_indices,
-    triu_indices,
-    vander,
-)
-from minitorch.ops.histogram import bincount, histc, histogram, searchsorted
-from minitorch.ops.index_update import (
-    argwhere,
-    bucketize,
-    count_nonzero,
-    index_add,
-    index_copy,
-    index_put,
-    isin,
-    masked_scatter,
-    masked_select,
-    put,
-    scatter_reduce,
-    take,
-    take_along_dim,
-)  # fmt: skip
-from minitorch.ops.log_tan_round import log2, log10, round, tan
-from minitorch.ops.median import median
-from minitorch.ops.meshgrid import meshgrid
-from minitorch.ops.products import (
-    addbmm,
-    addmm,
-    addmv,
-    addr,
-    baddbmm,
-    dist,
-    inner,
-    kron,
-    matrix_power,
-    trace,
-    vdot,
-)  # fmt: skip
-from minitorch.ops.rearrange import movedim, roll, tile
-from minitorch.ops.rearrange import movedim as moveaxis
-from minitorch.ops.runs import narrow_copy, repeat_interleave, unique_consecutive
-from minitorch.ops.scan import cumprod, cumsum
-from minitorch.ops.special_math import (
-    acosh,
-    asinh,
-    atanh,
-    digamma,
-    erfc,
-    erfinv,
-    expm1,
-    i0,
-    lgamma,
-    mvlgamma,
-)
-from minitorch.ops.stacking import (
-    broadcast_to,
-    column_stack,
-    diagflat,
-    diagonal_scatter,
-    dsplit,
-    dstack,
-    fliplr,
-    flipud,
-    hsplit,
-    hstack,
-    ravel,
-    rot90,
-    row_stack,
-    select_scatter,
-    slice_scatter,
-    split_with_sizes,
-    tensor_split,
-    vsplit,
-    vstack,
-)  # fmt: skip
-from minitorch.ops.statistics import (
-    aminmax,
-    cummax,
-    cummin,
-    kthvalue,
-    logcumsumexp,
-    mode,
-    nanmean,
-    nanmedian,
-    nanquantile,
-    nansum,
-    quantile,
-    std_mean,
-    var_mean,
-)  # fmt: skip
-from minitorch.ops.trigonometric import acos, arccos, arcsin, arctan, asin, atan, cosh, sinh
-from minitorch.ops.unary import erf, nan_to_num
 from minitorch.printing import set_printoptions
+from minitorch.runtime_settings import *  # noqa: F403 (set_num_threads, use_deterministic_algorithms...)
 from minitorch.serialization import load, save
+from minitorch.torch_functions import *  # noqa: F403 (the rest of torch.*: linalg forms, special math...)
 
 
 def _install_old_tensor_module_path() -> None:

@@ -15,7 +15,48 @@ import numpy as np
 from minitorch.device import device as Device
 from minitorch.dtypes import dtype as DType
 from minitorch.ops.storage import TypedStorage, UntypedStorage
+from minitorch.ops.tensor_queries import Layout
 from minitorch.random import Generator
+
+class TensorValues:
+    """The methods of ``Tensor`` that hand its values to Python, NumPy and other processes."""
+    def share_memory_(self) -> Tensor:
+        """Move this tensor's storage into shared memory, in place: every view of it (and the tensor itself)
+        reads and writes the shared copy from now on, so a process it is sent to
+        (``minitorch.multiprocessing``) sees the same values."""
+        ...
+    def is_shared(self) -> builtins.bool:
+        """True when the storage is in shared memory (``share_memory_``), or on a GPU."""
+        ...
+    def _host_array(self) -> np.ndarray:
+        """This tensor's values as a NumPy array over host memory (a view on the CPU, a copy of the whole
+        storage from a CUDA device; a new float32 array for bfloat16, whose 16-bit words NumPy cannot read as
+        numbers)."""
+        ...
+    def numpy(self) -> np.ndarray:
+        """A NumPy array sharing this tensor's memory (CPU only, like PyTorch)."""
+        ...
+    def __array__(self, dtype: Any = None, copy: builtins.bool | None = None) -> np.ndarray: ...
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]: ...
+    def tolist(self) -> Any:
+        """Nested Python lists of Python numbers (a number for a 0-d tensor)."""
+        ...
+    def item(self) -> builtins.bool | builtins.int | builtins.float:
+        """The single value of a one-element tensor, as a Python number."""
+        ...
+    def __bool__(self) -> builtins.bool: ...
+    def __float__(self) -> builtins.float: ...
+    def __int__(self) -> builtins.int: ...
+    def __index__(self) -> builtins.int: ...
+    def __len__(self) -> builtins.int: ...
+    def __iter__(self) -> Any: ...
+    def __repr__(self) -> str: ...
+    def __format__(self, format_spec: str) -> str:
+        """``f"{loss:.4f}"``: a 0-d tensor formats as its number (as in PyTorch, even ``f"{loss}"``); any
+        other tensor only with an empty spec, as ``str``."""
+        ...
+
 
 class Size(tuple):
     """A tensor's shape: a tuple that prints like PyTorch's ``torch.Size``."""
@@ -27,7 +68,7 @@ class VersionCounter:
     """How many times a storage was written in place."""
 
 
-class Tensor:
+class Tensor(TensorValues):
     """An n-dimensional array with PyTorch's API."""
     _version_counter: Any
     _storage: Any
@@ -159,42 +200,6 @@ class Tensor:
     def data(self) -> Tensor: ...
     @data.setter
     def data(self, other: Tensor) -> None: ...
-    def share_memory_(self) -> Tensor:
-        """Move this tensor's storage into shared memory, in place: every view of it (and the tensor itself)
-        reads and writes the shared copy from now on, so a process it is sent to
-        (``minitorch.multiprocessing``) sees the same values."""
-        ...
-    def is_shared(self) -> builtins.bool:
-        """True when the storage is in shared memory (``share_memory_``), or on a GPU."""
-        ...
-    def _host_array(self) -> np.ndarray:
-        """This tensor's values as a NumPy array over host memory (a view on the CPU, a copy of the whole
-        storage from a CUDA device; a new float32 array for bfloat16, whose 16-bit words NumPy cannot read as
-        numbers)."""
-        ...
-    def numpy(self) -> np.ndarray:
-        """A NumPy array sharing this tensor's memory (CPU only, like PyTorch)."""
-        ...
-    def __array__(self, dtype: Any = None, copy: builtins.bool | None = None) -> np.ndarray: ...
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any: ...
-    def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]: ...
-    def tolist(self) -> Any:
-        """Nested Python lists of Python numbers (a number for a 0-d tensor)."""
-        ...
-    def item(self) -> builtins.bool | builtins.int | builtins.float:
-        """The single value of a one-element tensor, as a Python number."""
-        ...
-    def __bool__(self) -> builtins.bool: ...
-    def __float__(self) -> builtins.float: ...
-    def __int__(self) -> builtins.int: ...
-    def __index__(self) -> builtins.int: ...
-    def __len__(self) -> builtins.int: ...
-    def __iter__(self) -> Any: ...
-    def __repr__(self) -> str: ...
-    def __format__(self, format_spec: str) -> str:
-        """``f"{loss:.4f}"``: a 0-d tensor formats as its number (as in PyTorch, even ``f"{loss}"``); any
-        other tensor only with an empty spec, as ``str``."""
-        ...
     def neg(self) -> Tensor: ...
     def abs(self) -> Tensor: ...
     def exp(self) -> Tensor: ...
@@ -815,6 +820,10 @@ class Tensor:
         """``2 / t``: PyTorch computes it as ``t.reciprocal() * 2`` (two roundings, not one division), so we
         do too, and print the same last digits."""
         ...
+    def __rdiv__(self, other: Any) -> Tensor:
+        """``2 / t``: PyTorch computes it as ``t.reciprocal() * 2`` (two roundings, not one division), so we
+        do too, and print the same last digits."""
+        ...
     def __floordiv__(self, other: Any) -> Any:
         """``floor(a / b)``, rounding toward minus infinity."""
         ...
@@ -1156,6 +1165,242 @@ class Tensor:
     ) -> Tensor:
         """``empty_strided`` with ``t``'s dtype and device unless told."""
         ...
+    def cauchy_(
+        self,
+        median: builtins.float = 0.0,
+        sigma: builtins.float = 1.0,
+        *,
+        generator: Generator | None = None,
+    ) -> Tensor:
+        """Overwrite ``t`` with Cauchy numbers centred on ``median`` with half-width ``sigma``: ``median +
+        sigma * tan(pi * (u - 0.5))`` for a float64 uniform ``u``."""
+        ...
+    def geometric_(self, p: builtins.float, *, generator: Generator | None = None) -> Tensor:
+        """Overwrite ``t`` with geometric numbers (trials up to the first success, each a success with
+        probability ``p``): ``ceil(log(u) / log1p(-p))``."""
+        ...
+    def log_normal_(
+        self,
+        mean: builtins.float = 1.0,
+        std: builtins.float = 2.0,
+        *,
+        generator: Generator | None = None,
+    ) -> Tensor:
+        """Overwrite ``t`` with log-normal numbers: ``exp(n)`` for a float64 normal ``n`` of mean ``mean`` and
+        standard deviation ``std`` (those of ``log(x)``)."""
+        ...
+    def slogdet(self) -> Any:
+        """``torch.slogdet``: ``linalg.slogdet`` under its older name."""
+        ...
+    def logdet(self) -> Tensor:
+        """``log(det(input))``: ``log(sign) + logabsdet``, so NaN for a negative determinant and ``-inf`` for
+        a singular matrix."""
+        ...
+    def pinverse(self, rcond: builtins.float = 1e-15) -> Tensor:
+        """``torch.pinverse``: ``linalg.pinv(input, rtol=rcond)``."""
+        ...
+    def matrix_exp(self) -> Tensor:
+        """``exp(A)`` of each square matrix, by scaling and squaring (this file's docstring)."""
+        ...
+    def cholesky(self, upper: builtins.bool = False) -> Tensor:
+        """``torch.cholesky``: ``linalg.cholesky`` with ``upper`` positional."""
+        ...
+    def cholesky_solve(self, L: Tensor, upper: builtins.bool = False) -> Tensor:
+        """``X`` with ``A X = B`` for ``A = L L^T`` (``upper``: ``A = U^T U``, ``L`` holding ``U``): ``L Y =
+        B``, then ``L^T X = Y``."""
+        ...
+    def cholesky_inverse(self, upper: builtins.bool = False) -> Tensor:
+        """``A^-1`` for ``A = L L^T`` (``upper``: ``U^T U``): ``cholesky_solve(I, L)``."""
+        ...
+    def triangular_solve(
+        self,
+        A: Tensor,
+        upper: builtins.bool = True,
+        transpose: builtins.bool = False,
+        unitriangular: builtins.bool = False,
+    ) -> Any:
+        """``(solution, cloned_coefficient)``: ``X`` with ``A X = input`` (``transpose``: ``A^T X = input``),
+        and a copy of ``A``."""
+        ...
+    def lu(self, pivot: builtins.bool = True, get_infos: builtins.bool = False) -> Any:
+        """``torch.lu``: ``(LU, pivots)``, with ``infos`` too when ``get_infos``."""
+        ...
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+        """``torch.lu_solve``: ``linalg.lu_solve`` with ``b`` first."""
+        ...
+    def qr(self, some: builtins.bool = True) -> Any:
+        """``torch.qr``: ``linalg.qr`` with ``some=False`` for ``mode='complete'``."""
+        ...
+    def geqrf(self, *, out: Any = None) -> Any:
+        """LAPACK's packed QR of ``input``: ``(a, tau)`` as this file's docstring draws them."""
+        ...
+    def orgqr(self, tau: Tensor, *, out: Any = None) -> Tensor:
+        """The first ``n`` columns of ``Q = H_0 ..."""
+        ...
+    def ormqr(
+        self,
+        input2: Tensor,
+        input3: Tensor,
+        left: builtins.bool = True,
+        transpose: builtins.bool = False,
+        *,
+        out: Any = None,
+    ) -> Tensor:
+        """``Q C`` (``left``), ``C Q`` (not ``left``), with ``Q^T`` for ``transpose``: ``Q`` from ``geqrf``'s
+        ``(input, input2 = tau)``, ``C = input3``, one reflection at a time."""
+        ...
+    def logical_xor(self, other: Tensor) -> Tensor:
+        """True where exactly one of ``input`` and ``other`` is nonzero (a bool tensor, broadcast): ``(input
+        != 0) != (other != 0)``."""
+        ...
+    def float_power_(self, exponent: Any) -> Tensor:
+        """``t = t ** exponent`` in float64, in place: ``t`` must itself be float64."""
+        ...
+    def bernoulli(self, p: builtins.float | None = None, *, generator: Any = None) -> Tensor:
+        """``t.bernoulli()``: 1 with probability ``t`` (or ``p``) at each element, else 0."""
+        ...
+    def multinomial(
+        self,
+        num_samples: builtins.int,
+        replacement: builtins.bool = False,
+        *,
+        generator: Any = None,
+    ) -> Tensor:
+        """``t.multinomial(n)``: ``n`` category indices drawn with the weights in each row."""
+        ...
+    def hardshrink(self, lambd: builtins.float = 0.5) -> Tensor:
+        """``x`` where ``|x| > lambd``, else 0."""
+        ...
+    def prelu(self, weight: Tensor) -> Tensor:
+        """``x`` for ``x > 0``, else ``weight * x``, where ``weight`` holds one slope, or one per channel (dim
+        1)."""
+        ...
+    def unsafe_chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """``chunk``: ``chunks`` views along ``dim`` (the last may be smaller)."""
+        ...
+    def unsafe_split(self, split_size: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """``split``: views of ``split_size`` along ``dim`` each (the last may be smaller)."""
+        ...
+    def unsafe_split_with_sizes(self, split_sizes: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """``split_with_sizes``: views along ``dim`` of the sizes listed."""
+        ...
+    def renorm(self, p: builtins.float, dim: builtins.int, maxnorm: builtins.float) -> Tensor:
+        """Each slice ``input.select(dim, i)`` with p-norm above ``maxnorm`` scaled down to norm ``maxnorm``;
+        the other slices unchanged."""
+        ...
+    def renorm_(self, p: builtins.float, dim: builtins.int, maxnorm: builtins.float) -> Tensor:
+        """``renorm``, written into ``t``."""
+        ...
+    def resize(self, *sizes: Any) -> Tensor:
+        """Deprecated: ``t`` reshaped to ``sizes``, which must hold as many elements."""
+        ...
+    def resize_as(self, tensor: Tensor) -> Tensor:
+        """Deprecated: ``t.resize(tensor.shape)``."""
+        ...
+    def resize_as_(self, the_template: Tensor) -> Tensor:
+        """``input.resize_(the_template.shape)``: row-major strides, the storage grown if needed
+        (``resize_``)."""
+        ...
+    def set_(
+        self,
+        source: Any = None,
+        storage_offset: builtins.int = 0,
+        size: Any = None,
+        stride: Any = None,
+    ) -> Tensor:
+        """Make ``t`` read other memory: ``t.set_(other)`` shares ``other``'s storage and layout;
+        ``t.set_(storage, offset, size, stride)`` reads ``storage`` through that layout; ``t.set_()`` leaves
+        ``t`` empty."""
+        ...
+    def fill_diagonal_(self, fill_value: Any, wrap: builtins.bool = False) -> Tensor:
+        """Write ``fill_value`` at ``t[i, i, ..., i]`` (all dims of equal size, or a matrix)."""
+        ...
+    def index_reduce(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        source: Tensor,
+        reduce: str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor:
+        """A copy of ``input`` with each slice ``source.select(dim, j)`` combined into slice ``index[j]`` by
+        ``reduce`` (``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``); with ``include_self=False`` the slices
+        that receive anything start from ``source`` alone."""
+        ...
+    def index_reduce_(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        source: Tensor,
+        reduce: str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor:
+        """``index_reduce``, written into ``t``."""
+        ...
+    def as_strided_scatter(
+        self,
+        src: Tensor,
+        size: Sequence[builtins.int],
+        stride: Sequence[builtins.int],
+        storage_offset: builtins.int | None = None,
+    ) -> Tensor:
+        """A copy of ``input`` whose elements at ``input.as_strided(size, stride, storage_offset)`` are
+        ``src``: the out-of-place form of writing into that view."""
+        ...
+    def nonzero_static(self, *, size: builtins.int, fill_value: builtins.int = -1) -> Tensor:
+        """``nonzero(input)`` with exactly ``size`` rows: the first ``size`` coordinates, or all of them
+        followed by rows of ``fill_value``."""
+        ...
+    def slice_inverse(
+        self,
+        src: Tensor,
+        dim: builtins.int = 0,
+        start: builtins.int | None = None,
+        end: builtins.int | None = None,
+        step: builtins.int = 1,
+    ) -> Tensor:
+        """The inverse of slicing, for compilers: given ``input = src[start:end:step]`` along ``dim``, a view
+        of all of ``src`` (its own shape, strides and offset)."""
+        ...
+    def get_device(self) -> builtins.int:
+        """The index of ``input``'s GPU (``0`` for ``cuda:0``), or ``-1`` on the CPU."""
+        ...
+    def is_signed(self) -> builtins.bool:
+        """Whether ``input``'s dtype holds negative numbers: every float and signed integer type, not
+        ``uint8`` or ``bool``."""
+        ...
+    def is_conj(self) -> builtins.bool:
+        """``False``: a conjugated view exists only for complex tensors, which minitorch lacks."""
+        ...
+    def is_distributed(self) -> builtins.bool:
+        """``False``: a tensor is never split across processes (``minitorch.distributed`` sends whole
+        tensors)."""
+        ...
+    def is_nonzero(self) -> builtins.bool:
+        """Whether the single value of a one-element tensor is not zero (``bool(input)``); any other number of
+        elements is a RuntimeError, as in ``if tensor:``."""
+        ...
+    def is_same_size(self, other: Tensor) -> builtins.bool:
+        """Whether the two tensors have the same shape."""
+        ...
+    def is_set_to(self, tensor: Tensor) -> builtins.bool:
+        """Whether ``t`` and ``tensor`` are the same view of the same storage: one storage, and the same
+        offset, shape and strides (what ``t.set_(tensor)`` leaves behind)."""
+        ...
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of each matrix in ``input`` (a view): with real numbers,
+        ``input.transpose(-2, -1)``."""
+        ...
+    def const_data_ptr(self) -> builtins.int:
+        """``t.const_data_ptr()``: the address of ``t``'s first element, as ``data_ptr()`` (PyTorch's promise
+        not to write through it)."""
+        ...
+    def as_subclass(self, cls: builtins.type) -> Tensor:
+        """A tensor of class ``cls`` (a ``Tensor`` subclass) that shares ``t``'s data: an alias view, so
+        writes through either show in both and gradients flow back to ``t``."""
+        ...
     def expm1(self) -> Tensor: ...
     def asinh(self) -> Tensor: ...
     def acosh(self) -> Tensor: ...
@@ -1224,6 +1469,24 @@ class Tensor:
     def lcm(self, other: Tensor) -> Tensor:
         """The least common multiple of each pair, >= 0 (0 when either is 0)."""
         ...
+    def frexp(self) -> tuple[Tensor, Tensor]:
+        """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, ``0.5 <= |mantissa| < 1`` and
+        an int32 exponent; the mantissa's gradient is ``grad / 2 ** exponent``."""
+        ...
+    def nextafter(self, other: Tensor) -> Tensor:
+        """The next float after ``input`` in the direction of ``other`` (``other`` where they are equal)."""
+        ...
+    def angle(self) -> Tensor:
+        """``torch.angle`` of real numbers: ``pi`` for negatives, 0 otherwise; integers give the default float
+        dtype."""
+        ...
+    def igamma(self, other: Any) -> Tensor:
+        """The regularized lower incomplete gamma function ``P(a, x)`` (``a = input``, ``x = other``): the
+        chance that a Gamma(a, 1) variable is at most ``x``."""
+        ...
+    def igammac(self, other: Any) -> Tensor:
+        """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+        ...
     def exp2(self) -> Tensor:
         """2 to the power of each element (a float)."""
         ...
@@ -1288,6 +1551,12 @@ class Tensor:
         ...
     def ndimension(self) -> builtins.int:
         """The number of dimensions, ``x.dim()``."""
+        ...
+    def polygamma(self, n: builtins.int) -> Tensor:
+        """``x.polygamma(n)``: ``polygamma(n, x)``."""
+        ...
+    def polygamma_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``polygamma``: ``t`` is overwritten."""
         ...
     def expm1_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``expm1``: ``t`` is overwritten."""
@@ -1405,6 +1674,15 @@ class Tensor:
         ...
     def sgn_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``sign``: ``t`` is overwritten."""
+        ...
+    def igamma_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``igamma``: ``t`` is overwritten."""
+        ...
+    def igammac_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``igammac``: ``t`` is overwritten."""
+        ...
+    def nextafter_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``nextafter``: ``t`` is overwritten."""
         ...
     def swapaxes_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``transpose``: ``t`` itself becomes the view."""
@@ -1568,6 +1846,9 @@ class Tensor:
     def logical_or_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``logical_or``: ``t`` is overwritten."""
         ...
+    def logical_xor_(self, *args: Any, **kwargs: Any) -> Tensor:
+        """In-place version of ``logical_xor``: ``t`` is overwritten."""
+        ...
     def bitwise_and_(self, *args: Any, **kwargs: Any) -> Tensor:
         """In-place version of ``bitwise_and``: ``t`` is overwritten."""
         ...
@@ -1645,6 +1926,49 @@ class Tensor:
         """The bytes of one element (``element_size()``)."""
         ...
     def __hash__(self) -> builtins.int: ...
+    @property
+    def volatile(self) -> builtins.bool:
+        """``t.volatile``: removed from PyTorch (0.4); always ``False``, with its warning."""
+        ...
+    @property
+    def layout(self) -> Layout:
+        """``t.layout``: always ``minitorch.strided`` (a dense tensor read through strides)."""
+        ...
+    @property
+    def is_cpu(self) -> builtins.bool:
+        """``t.is_cpu``: whether ``t``'s storage is in main memory."""
+        ...
+    @property
+    def is_meta(self) -> builtins.bool:
+        """``t.is_meta``: ``False`` (a meta tensor has a shape and no data; minitorch's tensors always have
+        data)."""
+        ...
+    @property
+    def H(self) -> Tensor:
+        """``t.H``: the conjugate transpose of a matrix; with real numbers, ``t.t()``."""
+        ...
+    @property
+    def mH(self) -> Tensor:
+        """``t.mH``: the last two dims swapped (each matrix of a batch conjugate-transposed)."""
+        ...
+    @property
+    def retains_grad(self) -> builtins.bool:
+        """``t.retains_grad``: whether a non-leaf ``t`` keeps its ``.grad`` (``retain_grad()`` was called);
+        always ``False`` for leaves, which keep theirs anyway."""
+        ...
+    @property
+    def output_nr(self) -> builtins.int:
+        """``t.output_nr``: which output of its ``grad_fn`` this tensor is (``0`` for a single-output op; ``0,
+        1, ...`` for the pieces of ``unbind`` or ``chunk``)."""
+        ...
+    @property
+    def name(self) -> None:
+        """``t.name``: ``None`` (PyTorch's name of a graph value in TorchScript)."""
+        ...
+    @property
+    def grad_dtype(self) -> Any:
+        """``t.grad_dtype``: the dtype ``t.grad`` has, which is ``t``'s own."""
+        ...
 
 
 def is_tensor(obj: object) -> builtins.bool: ...

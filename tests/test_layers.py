@@ -42,7 +42,7 @@ ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 PRIMITIVES = {
     "map", "zip", "where", "reduce", "arg_reduce", "matmul", "gather", "scatter_add", "scan",
-    "sort", "lu_factor", "lu_solve", "svd", "optimizer_step",
+    "softmax", "sort", "lu_factor", "lu_solve", "svd", "optimizer_step",
 }  # fmt: skip
 LAUNCHING_LAYERS = {"tensor", "autograd", "ops"}
 
@@ -98,14 +98,7 @@ GRAD_MODE_QUESTIONS_OF_MEANING: dict[tuple[str, str], str] = {
 
 # Rule 6: files issue 30's splits have not reached yet. Each must still be too long: when
 # a split lands the test fails until its entry is deleted here, so this set only shrinks.
-STILL_TOO_LONG: set[str] = {
-    "minitorch/__init__.py",
-    "minitorch/_tensor.py",
-    "minitorch/backends/allocator.py",
-    "minitorch/backends/cuda_emulator.py",
-    "minitorch/ops/reduce.py",
-    "minitorch/ops/shape.py",
-}
+STILL_TOO_LONG: set[str] = set()  # none left
 
 MAX_LINES = 400
 

@@ -46,7 +46,12 @@ def test_stub_declares_every_method_and_everything_public() -> None:
     top_level = {node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
     public = {name for name in vars(_tensor) if not name.startswith("_") and
               getattr(getattr(_tensor, name), "__module__", None) == _tensor.__name__}  # fmt: skip
-    assert public == top_level and {"Size", "Tensor", "is_tensor"} <= public
+    bases = {base.__name__ for base in _tensor.Tensor.__mro__[1:-1]}  # TensorValues: item, numpy...
+    assert top_level == public | bases and {"Size", "Tensor", "is_tensor"} <= public
+    for base in _tensor.Tensor.__mro__[1:-1]:
+        inherited = {name for name, value in vars(base).items() if callable(value)}
+        assert inherited - {"__init_subclass__", "__subclasshook__"} <= stub_members(base.__name__)
+        assert f"class Tensor({base.__name__})" in STUB.read_text()
 
 
 def test_stub_signatures_come_from_the_functions() -> None:

@@ -11,7 +11,9 @@ real signature and the first line of its docstring, read with ``inspect``::
         write "def {name}(self, {parameters after the first}) -> {return}:"
         write its docstring's first line, then "..."
 
-A ``.pyi`` beside a ``.py`` replaces it for type checkers, so the stub must be complete.
+A ``.pyi`` beside a ``.py`` replaces it for type checkers, so the stub must be complete:
+it also declares ``Tensor``'s base class ``TensorValues`` (``minitorch/tensor_values.py``:
+``item``, ``numpy``, ``tolist``...), which ``_tensor.py`` imports.
 Regenerate it after adding a method (``tests/test_stub.py`` fails while it is stale)::
 
     python -m minitorch.ops.stubgen
@@ -28,10 +30,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from minitorch import _tensor
+from minitorch import _tensor, tensor_values
 from minitorch.ops import METHODS
+from minitorch.ops.tensor_queries import PROPERTIES as QUERY_PROPERTIES
 
 SOURCE = Path(_tensor.__file__)
+BASE_SOURCE = Path(tensor_values.__file__)  # the classes Tensor inherits from, stubbed first
 STUB = SOURCE.with_suffix(".pyi")
 HEADER = '''"""Type stub of minitorch/_tensor.py, with the methods minitorch/ops/__init__.py attaches.
 
@@ -255,13 +259,14 @@ def render() -> str:
     """The text of ``minitorch/_tensor.pyi`` for the tree as it is now."""
     tree = ast.parse(SOURCE.read_text())
     attached = {name: value for name, value in vars(_tensor.Tensor).items() if name in METHODS}
-    properties = ("T", "mT", "nbytes", "itemsize", "__hash__")
+    properties = ("T", "mT", "nbytes", "itemsize", "__hash__", "volatile", *QUERY_PROPERTIES)
     attached.update({name: vars(_tensor.Tensor)[name] for name in properties})
     shadowed = set(attached) | {name for name, _ in own_members(
         next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Tensor"))}
     annotations = Annotations(shadowed)
     body: list[str] = []
-    for node in tree.body:
+    bases = [node for node in ast.parse(BASE_SOURCE.read_text()).body if isinstance(node, ast.ClassDef)]
+    for node in bases + tree.body:
         if isinstance(node, ast.ClassDef):
             cls = getattr(_tensor, node.name)
             own = attached if cls is _tensor.Tensor else {}
