@@ -37,23 +37,11 @@ from minitorch.dtypes import finfo, int64
 from minitorch.ops import return_types
 from minitorch.ops.choice import where
 from minitorch.ops.common import require_tensor
-from minitorch.ops.solve import _is_vector_case, refuse_low_precision
-from minitorch.ops.svd import linalg_svd, svdvals
+from minitorch.ops.solve import _is_vector_case
+from minitorch.ops.svd import check_matrices, linalg_svd, svdvals
 
 linalg_lstsq = return_types._return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
-
-
-def _check(name: str, a: Tensor) -> None:
-    require_tensor(name, a, "A")
-    if a.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if not a.dtype.is_floating_point:
-        raise RuntimeError(
-            f"{name}: Expected a floating point or complex tensor as input. Got "
-            f"{a.dtype.type_name} (convert it with .float())"
-        )
-    refuse_low_precision(name, a, "linalg_svd_cpu")
 
 
 def _symmetric(a: Tensor, hermitian: bool) -> Tensor:
@@ -117,7 +105,7 @@ def pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = N
          rtol: Any = None, out: Any = None) -> Tensor:  # fmt: skip
     """The pseudoinverse ``Vh^T diag(S^+) U^T`` (this file's docstring), of shape
     ``[*, n, m]`` for ``A`` of ``[*, m, n]``. ``rcond`` is ``rtol``'s older name."""
-    _check("linalg.pinv", A)
+    check_matrices("linalg.pinv", A)
     rtol = rcond if rtol is None else rtol
     m, n = A._shape[-2:]
     if not m or not n:
@@ -136,7 +124,7 @@ def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: An
                 rtol: Any = None, out: Any = None) -> Tensor:  # fmt: skip
     """The number of singular values above ``max(atol, rtol * S_max)`` (int64, one per
     matrix). ``tol`` is ``atol``'s older name."""
-    _check("linalg.matrix_rank", A)
+    check_matrices("linalg.matrix_rank", A)
     atol = tol if atol is None else atol
     if not A.numel():
         return A.new_zeros(A._shape[:-2], dtype=int64)
@@ -150,7 +138,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> Any
     driver (``gelsy`` by default): ``rank`` for all but ``gels``; ``singular_values`` for
     ``gelsd`` and ``gelss``; ``residuals``, the squared ``||A X - B||`` of each column,
     for all but ``gelsy`` when ``m > n`` and every matrix has full rank; otherwise empty."""
-    _check("linalg.lstsq", A)
+    check_matrices("linalg.lstsq", A)
     require_tensor("linalg.lstsq", B, "B", 2)
     if B.dtype is not A.dtype:
         raise RuntimeError(

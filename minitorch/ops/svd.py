@@ -107,7 +107,9 @@ class LinalgSvd(Function):
         return grad_a, None
 
 
-def _check(name: str, a: Tensor) -> None:
+def check_matrices(name: str, a: Tensor) -> None:
+    """``a`` must be a tensor of floating-point matrices (``[..., m, n]``), as every
+    function built on the SVD asks (PyTorch's messages)."""
     require_tensor(name, a, "A")
     if a.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
@@ -117,6 +119,11 @@ def _check(name: str, a: Tensor) -> None:
             f"{a.dtype.type_name} (convert it with .float())"
         )
     refuse_low_precision(name, a, "linalg_svd_cpu")
+
+
+def _check(name: str, a: Tensor) -> None:
+    """``check_matrices``, and no NaN: the SVD itself refuses them."""
+    check_matrices(name, a)
     if a.numel() and a.detach().isnan().any().item():
         raise LinAlgError(  # PyTorch names linalg.svd whichever function was called
             "linalg.svd: The algorithm failed to converge because the input matrix contained "
