@@ -11,6 +11,7 @@ import threading
 import time
 import weakref
 import xml.etree.ElementTree as ElementTree
+from contextlib import contextmanager
 
 import pytest
 
@@ -42,6 +43,20 @@ def labels(state: dict, t: minitorch.Tensor) -> list[str]:
 
 def all_labels(state: dict) -> list[str]:
     return [h["label"] for s in state["segments"] for b in s["blocks"] for h in b["holders"]]
+
+
+@contextmanager
+def no_collection():
+    """Collect the garbage left so far (earlier tests' cells are reference cycles), then
+    keep the cycle collector off until the block ends. A collection inside a measured or
+    recorded block would free another test's tensors, and the block would seem to free
+    memory it never held (CI once saw a forward pass "keep" -96 MB)."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @pytest.fixture(autouse=True)
@@ -87,15 +102,11 @@ def test_the_viewer_holds_tensors_only_weakly_and_del_frees_at_once() -> None:
     with mem.record():
         cell["y"] = cell["x"] + 1
     x_alive = weakref.ref(cell["x"])
-    gc.collect()
-    gc.disable()  # freed by reference counting, not by a collection (nor another's garbage)
-    try:
+    with no_collection():  # freed by reference counting, not by a collection
         before = memory.memory_allocated()
         del cell["x"]
         assert x_alive() is None, "the memory viewer kept x alive"
         assert memory.memory_allocated() == before - 4096
-    finally:
-        gc.enable()
     mem.refresh()
     assert not block_at(mem.state, where)["allocated"]
     assert "x" not in all_labels(mem.state) and "y" in all_labels(mem.state)
@@ -122,13 +133,13 @@ def test_no_grad_frees_the_activations_a_graph_would_keep() -> None:
         "mem = widgets.memory()\n"
     )
     mem = cell["mem"]
-    with mem.record():
+    with no_collection(), mem.record():
         out = cell["model"](cell["x"])
     kept = mem.frames[-1]["allocated"] - mem.frames[0]["allocated"]
     saved = [label for label in all_labels(mem.frames[-1]) if label.startswith("tensor (128, 64) float32")]
     assert "tensor (128, 64) float32 saved by TanhBackward0" in saved  # kept for backward
     del out
-    with mem.record(), minitorch.no_grad():
+    with no_collection(), mem.record(), minitorch.no_grad():
         out = cell["model"](cell["x"])
     assert out.grad_fn is None
     assert mem.frames[-1]["allocated"] - mem.frames[0]["allocated"] < kept
@@ -152,11 +163,11 @@ def test_record_a_training_step_frame_by_frame() -> None:
         "mem = widgets.memory()\n"
     )
     mem = cell["mem"]
-    gc.collect()  # (earlier tests' cells are reference cycles: no collection frees them meanwhile)
-    before = memory.memory_stats()
-    with mem.record():
-        cell["step"]()
-    after = memory.memory_stats()
+    with no_collection():
+        before = memory.memory_stats()
+        with mem.record():
+            cell["step"]()
+        after = memory.memory_stats()
     events = sum(after[f"allocation.all.{k}"] - before[f"allocation.all.{k}"] for k in ("allocated", "freed"))
     assert len(mem.frames) == events + 2  # one per allocation and free, the start and the end
     changes = [b["allocated"] - a["allocated"] for a, b in zip(mem.frames[1:-1], mem.frames[2:-1])]
