@@ -132,13 +132,20 @@ def where(out: Any, cond: Any, a: Any, b: Any) -> Any:
 
 
 def reduce(op: str, out: Any, a: Any, dim: int) -> Any:
+    """Fold each line of ``a`` along ``dim`` into ``out`` (size 1 there)."""
+    return _along("reduce", op, out, a, dim)
+
+
+def _along(primitive: str, op: str, out: Any, a: Any, dim: int) -> Any:
+    """``reduce`` and ``softmax``: a primitive over the lines of ``a`` along ``dim``, run
+    through a plan keyed by ``a``'s shape and ``dim`` (``out`` has size 1 there, or
+    ``a``'s shape)."""
     if tracing.recording:
-        return tracing.run_recorded("reduce", op, out, (a,), (op, out, a, dim))
+        return tracing.run_recorded(primitive, op, out, (a,), (op, out, a, dim))
     device = out.device
     if a.device is not device:
         _backend(out, (a,))  # (raises for two devices)
-    # A plan too, keyed by ``a``'s shape and the reduced dim (``out`` has size 1 there).
-    key = ("reduce", op, active_backends[device.type], out.dtype, a.dtype, a._shape, dim, out._strides,
+    key = (primitive, op, active_backends[device.type], out.dtype, a.dtype, a._shape, dim, out._strides,
            a._strides)  # fmt: skip
     run = plan_cache.get(key) or make_plan(key)
     run(out._storage, a._storage, out._offset, a._offset)
@@ -217,17 +224,7 @@ def softmax(op: str, out: Any, a: Any, dim: int) -> Any:
     """Each line of ``a`` along ``dim`` as probabilities (``"softmax"``) or their logs
     (``"log_softmax"``): one pass per line, where the ops would take a max, a subtraction,
     an ``exp``, a sum and a division (or a ``log``) over the whole tensor."""
-    if tracing.recording:
-        return tracing.run_recorded("softmax", op, out, (a,), (op, out, a, dim))
-    device = out.device
-    if a.device is not device:
-        _backend(out, (a,))  # (raises for two devices)
-    # A plan too, keyed as a reduction's (out has a's shape).
-    key = ("softmax", op, active_backends[device.type], out.dtype, a.dtype, a._shape, dim, out._strides,
-           a._strides)  # fmt: skip
-    run = plan_cache.get(key) or make_plan(key)
-    run(out._storage, a._storage, out._offset, a._offset)
-    return out
+    return _along("softmax", op, out, a, dim)
 
 
 # Sorting and the matrix factorisations: whole lines or matrices at a time, not elements.

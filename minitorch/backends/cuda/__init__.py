@@ -135,24 +135,21 @@ def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
 
 def scan(op: str, out: Strided, a: Strided, dim: int) -> None:
     """The running fold along ``dim`` (cumsum, cumprod), one thread per line: kernels/scan.cu."""
-    name = dtype_name(out.storage)
-    if dtype_name(a.storage) != name:
-        raise TypeError("scan: out and a must share one dtype (the ops layer converts first)")
-    if numel(out.shape) == 0:
-        return
-    shape, (out_strides, a_strides) = merge_kept_dims(a.shape, dim, out.strides, a.strides)
-    lines = numel(shape)
-    args = (storage(out), storage(a), layout(shape, out_strides, out.offset),
-            layout(shape, a_strides, a.offset), np.int64(a.shape[dim]), np.int64(out.strides[dim]),
-            np.int64(a.strides[dim]), np.int64(lines))  # fmt: skip
-    launch(kernel("scan", op, name, name), (blocks(lines, THREADS),), (THREADS,), args)
+    _per_line("scan", op, out, a, dim)
 
 
 def softmax(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Softmax or log-softmax of each line along ``dim``, one thread per line: kernels/softmax.cu."""
+    _per_line("softmax", op, out, a, dim)
+
+
+def _per_line(family: str, op: str, out: Strided, a: Strided, dim: int) -> None:
+    """Launch a kernel that walks whole lines along ``dim``, one thread per line, writing
+    ``out`` of ``a``'s shape (scan.cu, softmax.cu): the other dimensions are merged where
+    their strides allow, and each thread gets the line's length and its two strides."""
     name = dtype_name(out.storage)
     if dtype_name(a.storage) != name:
-        raise TypeError("softmax: out and a must share one dtype (the ops layer converts first)")
+        raise TypeError(f"{family}: out and a must share one dtype (the ops layer converts first)")
     if numel(out.shape) == 0:
         return
     shape, (out_strides, a_strides) = merge_kept_dims(a.shape, dim, out.strides, a.strides)
@@ -160,7 +157,7 @@ def softmax(op: str, out: Strided, a: Strided, dim: int) -> None:
     args = (storage(out), storage(a), layout(shape, out_strides, out.offset),
             layout(shape, a_strides, a.offset), np.int64(a.shape[dim]), np.int64(out.strides[dim]),
             np.int64(a.strides[dim]), np.int64(lines))  # fmt: skip
-    launch(kernel("softmax", op, name, name), (blocks(lines, THREADS),), (THREADS,), args)
+    launch(kernel(family, op, name, name), (blocks(lines, THREADS),), (THREADS,), args)
 
 
 def matmul(out: Strided, a: Strided, b: Strided) -> None:
