@@ -43,8 +43,8 @@ def as_index_tensor(item: Any, like: Tensor) -> Tensor:
             raise IndexError(
                 "tensors used as indices must be long, int, byte or bool tensors"
             )
-        array = array.astype(np.bool_ if array.dtype.kind == "b" else np.int64)
-        storage = dispatch.from_numpy(array.reshape(-1).copy(), like.device.type)
+        array = array.astype(np.bool_ if array.dtype.kind == "b" else np.int64, copy=False)
+        storage = dispatch.from_numpy(array.reshape(-1), like.device.type)  # a copy: the array stays theirs
         index = Tensor._make(storage, array.shape, contiguous_strides(array.shape), 0,
                        from_numpy_dtype(array.dtype), like.device)  # fmt: skip
     if index.dtype not in INDEX_DTYPES:
@@ -60,8 +60,8 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     require_tensor("nonzero", x)
     found = np.nonzero(np.atleast_1d(_host_values(x)))
     if as_tuple:
-        return tuple(_positions_tensor(f, x) for f in found)
-    return _positions_tensor(np.stack(found, axis=1)[:, : x.ndim], x)
+        return tuple(as_index_tensor(f, x) for f in found)
+    return as_index_tensor(np.stack(found, axis=1)[:, : x.ndim], x)
 
 
 def _host_values(x: Tensor) -> np.ndarray:
@@ -72,14 +72,6 @@ def _host_values(x: Tensor) -> np.ndarray:
         storage = dispatch.to_numpy(x._storage, x.device.type)
         return storage[x._offset : x._offset + x.numel()].reshape(x._shape)
     return x.detach().cpu()._host_array()
-
-
-def _positions_tensor(positions: np.ndarray, like: Tensor) -> Tensor:
-    """Positions NumPy found (non-negative integers) as an int64 tensor on ``like``'s
-    device: one copy into new storage."""
-    positions = positions.astype(np.int64, copy=False)
-    storage = dispatch.from_numpy(positions.reshape(-1), like.device.type)
-    return Tensor._make(storage, positions.shape, contiguous_strides(positions.shape), 0, int64, like.device)
 
 
 def _check_index(name: str, x: Tensor, dim: int, index: Tensor, other: Tensor | None) -> Tensor:
