@@ -10,6 +10,8 @@ empty folder (cold), then again with the cache that run filled (warm)::
     python -m benchmarks.first_run --only 04 07 digits   # names containing any of these
     python -m benchmarks.first_run --repeat 2            # the faster of 2 cold and 2 warm runs
 
+    python -m benchmarks.first_run --kernels 5          # and the 5 kernels that cost each most
+
 Prints cold, warm and cold - warm (the compile time a first run pays) per chapter, with the
 CPU model, and writes the table as JSON to ``benchmarks/results/first-run-<time>.json``. The
 target (issue 30): cold - warm <= 3 s per chapter. Also shown: the seconds the kernel clock
@@ -40,35 +42,82 @@ TARGET_SECONDS = 3.0  # compile time a fresh cache may add to one chapter
 # The last cell of each executed notebook: the compile clock of the kernel's process
 CLOCK_CELL = "from minitorch.backends import compile_time\nprint('COMPILE_SECONDS', compile_time.seconds())"
 
+# Where the compile time goes, kernel by kernel: a listener on Numba's "numba:compile"
+# event (one per compilation of a kernel for one list of argument types) adds the seconds
+# of each outermost compilation to the kernel's name; the helpers a kernel calls compile
+# inside it and count as part of it. Run first in each cold process (a notebook's first
+# cell, or before the script), printed at its end.
+KERNEL_CLOCK_SETUP = """
+import atexit, collections, time
+from numba.core import event as _numba_event
+_kernel_seconds, _kernel_compilations = collections.Counter(), collections.Counter()
+class _KernelClock(_numba_event.Listener):
+    depth, started = 0, 0.0
+    def on_start(self, ev):
+        if self.depth == 0:
+            self.started = time.perf_counter()
+        self.depth += 1
+    def on_end(self, ev):
+        self.depth -= 1
+        if self.depth == 0:
+            name = ev.data['dispatcher'].py_func.__qualname__.replace('<locals>.', '')
+            _kernel_seconds[name] += time.perf_counter() - self.started
+            _kernel_compilations[name] += 1
+_numba_event.register('numba:compile', _KernelClock())
+def _print_kernel_seconds():
+    for name, seconds in _kernel_seconds.most_common():
+        print('KERNEL_SECONDS', seconds, _kernel_compilations[name], name, flush=True)
+"""
+KERNEL_CLOCK_CELL = "_print_kernel_seconds()"
 
-def workloads() -> dict[str, list[str]]:
-    """``{name: command}``: each chapter notebook, then the training script."""
+
+def workloads(kernels: bool = False) -> dict[str, list[str]]:
+    """``{name: command}``: each chapter notebook, then the training script; with
+    ``kernels``, each also reports its compile seconds per kernel."""
     chapters = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    found = {
-        path.stem: [sys.executable, "-m", "benchmarks.first_run", "--execute", str(path)] for path in chapters
-    }
-    found["digits_mlp (script)"] = [sys.executable, str(ROOT / "examples" / "digits_mlp.py"), "--epochs", "2"]
+    execute = [sys.executable, "-m", "benchmarks.first_run"] + (["--kernel-clock"] if kernels else [])
+    found = {path.stem: execute + ["--execute", str(path)] for path in chapters}
+    script = [str(ROOT / "examples" / "digits_mlp.py"), "--epochs", "2"]
+    found["digits_mlp (script)"] = execute + ["--script"] + script if kernels else [sys.executable] + script
     return found
 
 
-def execute_notebook(path: Path) -> None:
-    """Run every cell of one notebook in a fresh kernel, then print its compile clock."""
+def execute_notebook(path: Path, kernel_clock: bool) -> None:
+    """Run every cell of one notebook in a fresh kernel, then print its compile clock
+    (and, with ``kernel_clock``, its compile seconds per kernel)."""
     import nbclient
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
+    if kernel_clock:
+        notebook.cells.insert(0, nbformat.v4.new_code_cell(KERNEL_CLOCK_SETUP))
+        notebook.cells.append(nbformat.v4.new_code_cell(KERNEL_CLOCK_CELL))
     notebook.cells.append(nbformat.v4.new_code_cell(CLOCK_CELL))
     client = nbclient.NotebookClient(notebook, timeout=1200, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})  # fmt: skip
     client.execute()
-    for output in notebook.cells[-1].get("outputs", []):
-        if output.get("output_type") == "stream":
-            print(output["text"].strip())
+    for cell in notebook.cells[-2:]:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                print(output["text"].strip())
 
 
-def timed_run(command: list[str], cache_dir: str) -> tuple[float, float | None]:
-    """``(seconds, compile clock or None)`` of one run of ``command`` in a fresh process
-    whose Numba cache is ``cache_dir``."""
+def run_script(arguments: list[str]) -> None:
+    """Run a training script in this process with the kernel clock, then print it."""
+    import runpy
+
+    scope: dict = {}
+    exec(KERNEL_CLOCK_SETUP, scope)
+    sys.argv = arguments
+    try:
+        runpy.run_path(arguments[0], run_name="__main__")
+    finally:
+        scope["_print_kernel_seconds"]()
+
+
+def timed_run(command: list[str], cache_dir: str) -> tuple[float, float | None, list]:
+    """``(seconds, compile clock or None, [(kernel seconds, compilations, kernel name), ...])``
+    of one run of ``command`` in a fresh process whose Numba cache is ``cache_dir``."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, MINITORCH_CPU_BACKEND="numba",
                PYDEVD_DISABLE_FILE_VALIDATION="1", TQDM_DISABLE="1",
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
@@ -79,20 +128,22 @@ def timed_run(command: list[str], cache_dir: str) -> tuple[float, float | None]:
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
     clock = re.findall(r"COMPILE_SECONDS ([0-9.eE+-]+)", done.stdout)
-    return seconds, float(clock[-1]) if clock else None
+    kernels = [(float(seconds), int(count), name)
+               for seconds, count, name in re.findall(r"KERNEL_SECONDS (\S+) (\d+) (.+)", done.stdout)]
+    return seconds, float(clock[-1]) if clock else None, kernels
 
 
 def measure(command: list[str], repeat: int) -> dict[str, float | None]:
     """Cold (new empty cache each time) and warm (the cache a cold run filled) seconds,
     the fastest of ``repeat`` runs each."""
-    colds, warms, clock = [], [], None
+    colds, warms, clock, kernels = [], [], None, []
     for _ in range(repeat):
         with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache_dir:
-            seconds, clock = timed_run(command, cache_dir)
+            seconds, clock, kernels = timed_run(command, cache_dir)
             colds.append(seconds)
             warms.append(timed_run(command, cache_dir)[0])
     cold, warm = min(colds), min(warms)
-    return {"cold": cold, "warm": warm, "compile": cold - warm, "clock": clock}
+    return {"cold": cold, "warm": warm, "compile": cold - warm, "clock": clock, "kernels": kernels}
 
 
 def main() -> None:
@@ -103,12 +154,20 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs of each, cold and warm (the fastest counts)"
     )
+    parser.add_argument(
+        "--kernels", type=int, default=0, metavar="N", help="show the N kernels whose compiling cost most"
+    )
     parser.add_argument("--execute", help=argparse.SUPPRESS)  # the child process: run one notebook
+    parser.add_argument("--script", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)  # or one script
+    parser.add_argument("--kernel-clock", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.execute:
-        execute_notebook(Path(args.execute))
+        execute_notebook(Path(args.execute), args.kernel_clock)
         return
-    chosen = {name: command for name, command in workloads().items()
+    if args.script:
+        run_script(args.script)
+        return
+    chosen = {name: command for name, command in workloads(args.kernels > 0).items()
               if not args.only or any(part in name for part in args.only)}  # fmt: skip
     print(f"first run vs warm: minitorch numba backend, {os.cpu_count()} cores, {cpu_model()}")
     print(
@@ -124,6 +183,9 @@ def main() -> None:
             f"{name:<32}{row['cold']:>9.1f}{row['warm']:>9.1f}{row['compile']:>11.1f}{clock}  {verdict}",
             flush=True,
         )
+        for seconds, count, kernel in row["kernels"][: args.kernels]:
+            times = "once" if count == 1 else f"{count} times"
+            print(f"    {seconds:5.1f} s  {kernel}, compiled {times}", flush=True)
     results = ROOT / "benchmarks" / "results"
     results.mkdir(exist_ok=True)
     path = results / time.strftime("first-run-%Y%m%d-%H%M%S.json")
