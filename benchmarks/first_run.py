@@ -60,7 +60,9 @@ class _KernelClock(_numba_event.Listener):
     def on_end(self, ev):
         self.depth -= 1
         if self.depth == 0:
-            name = ev.data['dispatcher'].py_func.__qualname__.replace('<locals>.', '')
+            kernel = ev.data['dispatcher']
+            name = kernel.py_func.__qualname__.replace('<locals>.', '')
+            name += ' (threads)' if kernel.targetoptions.get('parallel') else ''
             _kernel_seconds[name] += time.perf_counter() - self.started
             _kernel_compilations[name] += 1
 _numba_event.register('numba:compile', _KernelClock())
