@@ -42,35 +42,10 @@ TARGET_SECONDS = 3.0  # compile time a fresh cache may add to one chapter
 # The last cell of each executed notebook: the compile clock of the kernel's process
 CLOCK_CELL = "from minitorch.backends import compile_time\nprint('COMPILE_SECONDS', compile_time.seconds())"
 
-# Where the compile time goes, kernel by kernel: a listener on Numba's "numba:compile"
-# event (one per compilation of a kernel for one list of argument types) adds the seconds
-# of each outermost compilation to the kernel's name; the helpers a kernel calls compile
-# inside it and count as part of it. Run first in each cold process (a notebook's first
-# cell, or before the script), printed at its end.
-KERNEL_CLOCK_SETUP = """
-import atexit, collections, time
-from numba.core import event as _numba_event
-_kernel_seconds, _kernel_compilations = collections.Counter(), collections.Counter()
-class _KernelClock(_numba_event.Listener):
-    depth, started = 0, 0.0
-    def on_start(self, ev):
-        if self.depth == 0:
-            self.started = time.perf_counter()
-        self.depth += 1
-    def on_end(self, ev):
-        self.depth -= 1
-        if self.depth == 0:
-            kernel = ev.data['dispatcher']
-            name = kernel.py_func.__qualname__.replace('<locals>.', '')
-            name += ' (threads)' if kernel.targetoptions.get('parallel') else ''
-            _kernel_seconds[name] += time.perf_counter() - self.started
-            _kernel_compilations[name] += 1
-_numba_event.register('numba:compile', _KernelClock())
-def _print_kernel_seconds():
-    for name, seconds in _kernel_seconds.most_common():
-        print('KERNEL_SECONDS', seconds, _kernel_compilations[name], name, flush=True)
-"""
-KERNEL_CLOCK_CELL = "_print_kernel_seconds()"
+# With --kernels, the first and the last cell added to each notebook: the compile time per
+# kernel (``kernel_clock.py``), counted from the start of the notebook's kernel process
+KERNEL_CLOCK_SETUP = "from benchmarks import kernel_clock\nkernel_clock.install()"
+KERNEL_CLOCK_CELL = "kernel_clock.report()"
 
 
 def workloads(kernels: bool = False) -> dict[str, list[str]]:
@@ -91,14 +66,15 @@ def execute_notebook(path: Path, kernel_clock: bool) -> None:
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
+    reports = [nbformat.v4.new_code_cell(CLOCK_CELL)]
     if kernel_clock:
         notebook.cells.insert(0, nbformat.v4.new_code_cell(KERNEL_CLOCK_SETUP))
-        notebook.cells.append(nbformat.v4.new_code_cell(KERNEL_CLOCK_CELL))
-    notebook.cells.append(nbformat.v4.new_code_cell(CLOCK_CELL))
+        reports.insert(0, nbformat.v4.new_code_cell(KERNEL_CLOCK_CELL))
+    notebook.cells.extend(reports)
     client = nbclient.NotebookClient(notebook, timeout=1200, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})  # fmt: skip
     client.execute()
-    for cell in notebook.cells[-2:]:
+    for cell in notebook.cells[-len(reports):]:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream":
                 print(output["text"].strip())
@@ -108,13 +84,14 @@ def run_script(arguments: list[str]) -> None:
     """Run a training script in this process with the kernel clock, then print it."""
     import runpy
 
-    scope: dict = {}
-    exec(KERNEL_CLOCK_SETUP, scope)
+    from benchmarks import kernel_clock
+
+    kernel_clock.install()
     sys.argv = arguments
     try:
         runpy.run_path(arguments[0], run_name="__main__")
     finally:
-        scope["_print_kernel_seconds"]()
+        kernel_clock.report()
 
 
 def timed_run(command: list[str], cache_dir: str) -> tuple[float, float | None, list]:
