@@ -21,6 +21,8 @@ from minitorch.ops import elementwise, inplace
 
 from .test_op_plans import CountingPlans
 
+pytestmark = pytest.mark.usefixtures("fresh_plans")  # (tests/core/conftest.py)
+
 METHODS = ["add_", "sub_", "mul_", "div_"]
 
 

@@ -22,6 +22,8 @@ import minitorch as mt
 from minitorch.dispatch import plans
 from minitorch.ops import binary, elementwise
 
+pytestmark = pytest.mark.usefixtures("fresh_plans")  # (tests/core/conftest.py)
+
 OPS = {  # name -> (minitorch function, the general path's Function, PyTorch function)
     "add": (mt.add, binary.Add, torch.add),
     "sub": (mt.sub, binary.Sub, torch.sub),
@@ -92,16 +94,6 @@ LAYOUTS = ["contiguous", "transposed", "one transposed", "sliced", "expanded", "
 def zip_op_keys() -> list[tuple]:
     """The keys of the ops layer's plans (``apply_zip``'s) in the one plan cache now."""
     return [key for key in plans.cache if key[0] == "zip_op"]
-
-
-@pytest.fixture
-def fresh_plans(monkeypatch):
-    """An empty plan cache of this test's own (the primitives' lookups and ``apply_zip``'s
-    share it), so that what a test's calls remember is all there is in it."""
-    cache: dict = {}
-    monkeypatch.setattr(plans, "cache", cache)
-    monkeypatch.setattr(mt.dispatch, "plan_cache", cache)
-    return cache
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
