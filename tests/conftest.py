@@ -14,7 +14,15 @@ switching, and hypothesis tests may use them (hypothesis rejects function-scoped
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# The course notebooks' setup starts a background warm-up of Numba's disk cache
+# (``minitorch/course/warm_up.py``). The suite executes notebooks by the dozen on
+# two cores: a warm-up beside each would only take a core from the tests.
+# ``tests/course/test_warm_up.py`` runs it on purpose.
+os.environ["MINITORCH_WARM_UP"] = "0"
 
 CPU_BACKENDS = ["reference", "numba", "numba_simple"]
 # numba_simple (the reference's loops compiled, a readable tier) runs only the op table

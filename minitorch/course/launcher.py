@@ -9,6 +9,10 @@ why; as anyone else it runs exactly ``jupyter lab notebooks/``::
     python -m minitorch.course                   # the course's notebooks/ folder
     python -m minitorch.course my_notes/ --port 8890   # another folder; options go to jupyter lab
     python -m minitorch.course --print-command   # show the command, start nothing
+
+Before JupyterLab opens, it starts Numba's warm-up in the background (once per machine:
+``minitorch/course/warm_up.py``), so that by the time a student reaches the
+Numba chapters (05 on; 00-04 run on the reference backend), their kernels are compiled.
 """
 
 from __future__ import annotations
@@ -72,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if root:
         print(ROOT_NOTICE, file=sys.stderr)
+    if importlib.util.find_spec("numba") is not None:
+        from minitorch.course import warm_up
+
+        if warm_up.start_in_background() is not None:
+            print("compiling the Numba chapters' kernels in the background (once)", file=sys.stderr)
     print("running:", shlex.join(command), file=sys.stderr)
     try:
         return subprocess.call(command)

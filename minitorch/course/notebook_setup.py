@@ -15,6 +15,7 @@ widgets in Colab.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import minitorch
@@ -91,6 +92,18 @@ def _use_emulator() -> bool:
     return True
 
 
+def _warm_up_for_later_chapters() -> None:
+    """Start Numba's warm-up (``minitorch/course/warm_up.py``) in the background:
+    a chapter on the reference backend runs no Numba kernel, so the warm-up has the
+    compiler to itself while the student works, and the Numba chapters that follow find
+    their kernels compiled. (A Numba chapter does not start it: measured on two cores, a
+    warm-up beside the chapter's own first calls made them no faster, and sometimes slower.)"""
+    if importlib.util.find_spec("numba") is not None:
+        from minitorch.course import warm_up
+
+        warm_up.start_in_background()
+
+
 def setup(backend: str = "numba", gpu: bool = True, emulate_cuda: bool = False,
           seed: int = 0, quiet: bool = False) -> str:  # fmt: skip
     """Prepare a notebook; return the device to use (``"cuda"`` or ``"cpu"``).
@@ -107,6 +120,8 @@ def setup(backend: str = "numba", gpu: bool = True, emulate_cuda: bool = False,
         minitorch.set_backend("cpu", backend)
     except Exception:  # noqa: BLE001 (a backend that has not landed or does not import)
         minitorch.set_backend("cpu", "reference")
+    if minitorch.get_backend("cpu") != "numba":
+        _warm_up_for_later_chapters()
     if in_colab():
         try:
             from google.colab import output  # type: ignore[import-not-found]

@@ -96,7 +96,11 @@ print("correct:", bool((out == -a).all()))
 # %% [markdown]
 # The first call paid for compilation. minitorch's backend compiles each kernel with
 # `cache=True`, so Numba stores the machine code on disk and later processes load it
-# instead of compiling again.
+# instead of compiling again. The earlier chapters, on the reference backend, used that:
+# their setup cell started a *warm-up* in the background
+# (`minitorch/course/warm_up.py`), which ran small versions of the coming lessons
+# and so filled the disk cache with the kernels they call. Your own `strided_neg` above
+# was not among them: that is why its first call compiled.
 
 # %% [markdown]
 # ## Three backends, one specification
