@@ -45,8 +45,9 @@ def elementwise_and_reductions() -> None:
 
 
 def big_products() -> None:
-    """A digits-sized batch through a layer, and a big sum: large enough for the threaded
-    kernels, which the chapters on fast kernels and on training call."""
+    """A digits-sized batch through a layer, and big additions (one with a transposed
+    operand): large enough for the threaded kernels, which the chapters on fast kernels
+    and on training call."""
     (minitorch.randn(600, 64) @ minitorch.randn(64, 64)).sum()
     big = minitorch.randn(512, 512)
     big + big, big.t() + big  # (a transposed operand: the tiled loop)
