@@ -57,7 +57,7 @@ def marker_path(numba_cache_dir: str | None = None) -> Path:
     import numba
 
     from minitorch import scalar_ops
-    from minitorch.backends.numba.scalar_functions import code_version
+    from minitorch.backends.kernel_source_version import code_version
 
     cache = numba_cache_dir or os.environ.get("NUMBA_CACHE_DIR", "")
     user = os.getuid() if hasattr(os, "getuid") else ""

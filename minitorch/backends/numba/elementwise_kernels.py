@@ -45,7 +45,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, code_version
+from minitorch.backends.kernel_source_version import code_version
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY
 
 TILE = 32  # a transposed 2-D operand is walked in TILE x TILE blocks
 

@@ -39,9 +39,9 @@ from typing import Any
 import numpy as np
 
 from minitorch.backends import FusedStep, Strided
+from minitorch.backends.kernel_source_version import code_version
 from minitorch.backends.numba import parallel_policy
 from minitorch.backends.numba.compile_notice import announce_if_compiling
-from minitorch.backends.numba.scalar_functions import code_version
 from minitorch.layout import merge_dims, numel
 from minitorch.scalar_ops import MAP_OPS, ZIP_OPS
 

@@ -39,9 +39,10 @@ import numpy as np
 from numba import njit
 
 from minitorch.backends import Strided
+from minitorch.backends.kernel_source_version import code_version
 from minitorch.backends.numba.compile_notice import announce_if_compiling
 from minitorch.backends.numba.elementwise_kernels import row_start
-from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, code_version, jitable
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, jitable
 from minitorch.backends.reference_optimizer import adam_update, larger, lerp, sgd_update
 from minitorch.layout import merge_dims
 

@@ -33,8 +33,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from minitorch.backends.kernel_source_version import code_version
 from minitorch.backends.numba.elementwise_kernels import LayoutKernels, chunk_bounds, row_start
-from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, code_version
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY
 
 LANES = 16  # partial results of a contiguous fold (one 512-bit vector of float32)
 

@@ -19,9 +19,6 @@ float32 loop was 20x slower than PyTorch's).
 from __future__ import annotations
 
 import math
-import sys
-import zlib
-from pathlib import Path
 
 import numpy as np
 from llvmlite import ir
@@ -283,22 +280,3 @@ def reduce_functions(name: str):
     first element" (max, min)."""
     reduction = REDUCE_OPS[name]
     return scalar_function(ZIP_OPS, reduction.combine.name), reduction.identity
-
-
-_versions: dict[str, int] = {}
-
-
-def code_version(fn) -> int:
-    """A number that changes whenever the code a kernel compiles from may have changed:
-    a checksum of the file defining ``fn`` and of the Numba backend's own files.
-
-    Numba checks only the timestamp of the file that defines a cached kernel, not of the
-    functions the kernel calls from other files (``scalar_ops.relu``...). The kernel
-    factories capture this number, and Numba keys its disk cache on captured values, so
-    editing ``scalar_ops.py`` compiles the kernels anew instead of loading stale ones.
-    """
-    module_file = sys.modules[fn.__module__].__file__
-    if module_file not in _versions:
-        files = [Path(module_file), *sorted(Path(__file__).parent.glob("*.py"))]
-        _versions[module_file] = zlib.crc32(b"".join(path.read_bytes() for path in files))
-    return _versions[module_file]

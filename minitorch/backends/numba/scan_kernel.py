@@ -27,7 +27,8 @@ from numba import njit
 
 from minitorch import layout, scalar_ops
 from minitorch.backends import Strided
-from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, code_version, reduce_functions
+from minitorch.backends.kernel_source_version import code_version
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, reduce_functions
 
 ordinal_to_index = njit(**JIT_OPTIONS)(layout.ordinal_to_index)
 index_to_position = njit(**JIT_OPTIONS)(layout.index_to_position)

@@ -29,11 +29,12 @@ from numba import njit, prange
 from minitorch import layout
 from minitorch.backends import Strided
 from minitorch.backends.half_precision import through_float32
+from minitorch.backends.kernel_source_version import code_version
 from minitorch.backends.numba import parallel_policy
 from minitorch.backends.numba.compile_notice import announce_if_compiling
 from minitorch.backends.numba.elementwise_kernels import chunk_bounds, row_start
 from minitorch.backends.numba.layouts import LAYOUT_CACHE_SIZE, nothing_to_run, reduce_layout
-from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, code_version, fast_exp
+from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, fast_exp
 
 
 @njit(**JIT_OPTIONS)
