@@ -104,9 +104,10 @@ def _parse_key(x: Tensor, key: Any) -> tuple:
                    stride *= s                                          (slice)
         t[None]    a new dimension of size 1                            (unsqueeze)
 
-    ``advanced`` holds a ``(dim, index)`` pair for each index tensor (a mask gives one per
-    dimension it covers): they keep their dimensions in the view, and are picked from it
-    afterwards (``_advanced_index``), ``dim`` counting the view's dimensions."""
+    ``advanced`` holds a ``(dim, index, in_range)`` triple for each index tensor (a mask
+    gives one per dimension it covers): they keep their dimensions in the view, and are
+    picked from it afterwards (``_advanced_index``), ``dim`` counting the view's
+    dimensions. ``in_range`` says the positions cannot be out of bounds (a mask's)."""
     kind = type(key)
     raw = key if kind is tuple else (key,) if kind is int or kind is slice else _key_items(key)
     items, consumed, ellipses = [], 0, 0
@@ -157,7 +158,8 @@ def _parse_key(x: Tensor, key: Any) -> tuple:
             last = Slice
         elif item is None or kind is bool:  # t[True] is t[None][[0]]; t[False] is t[None][[]]
             if kind is bool:
-                advanced.append((len(new_shape), as_index_tensor(np.zeros(int(item), dtype=np.int64), x)))
+                zeros = as_index_tensor(np.zeros(int(item), dtype=np.int64), x)  # position 0 of size 1
+                advanced.append((len(new_shape), zeros, True))
             # the new dimension's stride: what a contiguous tensor would have there
             new_shape.append(1)
             new_strides.append(shape[src] * strides[src] if src < ndim else 1)
@@ -179,10 +181,10 @@ def _parse_key(x: Tensor, key: Any) -> tuple:
                             f"match the shape of the indexed tensor {list(x.shape)} at index "
                             f"{src + k}"
                         )
-                for k, column in enumerate(nonzero(item, as_tuple=True)):
-                    advanced.append((len(new_shape) + k, column))
+                for k, column in enumerate(nonzero(item, as_tuple=True)):  # in range: found there
+                    advanced.append((len(new_shape) + k, column, True))
             else:
-                advanced.append((len(new_shape), item))
+                advanced.append((len(new_shape), item, False))
             new_shape += shape[src : src + covered]
             new_strides += strides[src : src + covered]
             new_dense += dense[src : src + covered]
@@ -216,10 +218,10 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
     """
     if len(advanced) == 1:
         return _take(x, *advanced[0])
-    dims = [d for d, _ in advanced]
+    dims = [d for d, _, _ in advanced]
     rest = [d for d in range(x.ndim) if d not in dims]
     sizes = [x._shape[d] for d in dims]
-    arrays = [np.asarray(index.detach().cpu().numpy(), dtype=np.int64) for _, index in advanced]
+    arrays = [np.asarray(index.detach().cpu().numpy(), dtype=np.int64) for _, index, _ in advanced]
     try:
         index_shape = tuple(np.broadcast_shapes(*(a.shape for a in arrays)))
     except ValueError:
@@ -254,7 +256,7 @@ def _advanced_index(x: Tensor, advanced: list) -> Tensor:
     return result
 
 
-def _take(x: Tensor, dim: int, index: Tensor) -> Tensor:
+def _take(x: Tensor, dim: int, index: Tensor, in_range: bool = False) -> Tensor:
     """``x`` indexed along ``dim`` by one index tensor: the entries its values name, read
     with one ``index_select`` of the index flattened, whose one new dimension then
     unfolds into the index's shape. ``C[X]``, for a matrix ``C``::
@@ -262,12 +264,14 @@ def _take(x: Tensor, dim: int, index: Tensor) -> Tensor:
         out[i][j][k] = C[X[i][j]][k]
 
     The index is checked on the host by its smallest and largest value; a negative one
-    counts from the end (``index % size``, computed only when there is one)."""
+    counts from the end (``index % size``, computed only when there is one). Positions
+    ``in_range`` by how they were made (a mask's, found by ``nonzero`` in this very
+    dimension) need no check."""
     size = x._shape[dim]
     flat = cast(index, int64)
     flat = flat if flat.ndim == 1 else flat.reshape(-1)
     rest = x._shape[:dim] + x._shape[dim + 1 :]
-    if flat._shape[0] and (numel(rest) or size == 0):  # else nothing is read (as PyTorch, no check)
+    if not in_range and flat._shape[0] and (numel(rest) or size == 0):  # else nothing is read: no check
 
         def has_negative(values: np.ndarray) -> bool:
             low, high = values.min(), values.max()
