@@ -17,6 +17,7 @@ from minitorch import dispatch
 from minitorch._tensor import Tensor
 from minitorch.device import as_device, get_default_device
 from minitorch.dtypes import (
+    INTEGER,
     as_dtype,
     bool_,
     check_array_fits,
@@ -42,30 +43,32 @@ def _finish(array: np.ndarray, dtype: DType, device: Any, requires_grad: bool) -
     return t
 
 
-def _nested_shape(data: Any, depth: int = 0) -> tuple[int, ...]:
-    """The shape of nested lists, raising on ragged input."""
-    if isinstance(data, (list, tuple)):
-        if not data:
-            return (0,)
-        if not any(isinstance(item, (list, tuple, Tensor)) for item in data):
-            return (len(data),)  # a list of numbers: one dimension
-        shapes = [_nested_shape(item, depth + 1) for item in data]
-        for item_shape in shapes[1:]:
-            if len(item_shape) != len(shapes[0]):
-                raise TypeError(
-                    f"not a sequence: the items at dim {depth + 1} mix numbers and lists; "
-                    "nested lists must be rectangular (not ragged)"
-                )
-            if item_shape != shapes[0]:
-                raise ValueError(
-                    f"expected sequence of length {shapes[0][0] if shapes[0] else 0} at dim "
-                    f"{depth + 1} (got {item_shape[0] if item_shape else 0}): nested lists must "
-                    "be rectangular (not ragged)"
-                )
-        return (len(data),) + shapes[0]
+def _read_nested(data: Any, depth: int = 0) -> tuple[tuple[int, ...], Any]:
+    """``(shape, numbers)`` of nested lists, raising on ragged input: the numbers are the
+    same lists with each tensor inside replaced by its values (``tolist``)."""
     if isinstance(data, Tensor):
-        return tuple(data.shape)
-    return ()
+        return tuple(data.shape), data.tolist()
+    if not isinstance(data, (list, tuple)):
+        return (), data
+    if not data:
+        return (0,), data
+    if not any(isinstance(item, (list, tuple, Tensor)) for item in data):
+        return (len(data),), data  # a list of numbers: one dimension
+    read = [_read_nested(item, depth + 1) for item in data]
+    first = read[0][0]
+    for item_shape, _ in read[1:]:
+        if len(item_shape) != len(first):
+            raise TypeError(
+                f"not a sequence: the items at dim {depth + 1} mix numbers and lists; "
+                "nested lists must be rectangular (not ragged)"
+            )
+        if item_shape != first:
+            raise ValueError(
+                f"expected sequence of length {first[0] if first else 0} at dim "
+                f"{depth + 1} (got {item_shape[0] if item_shape else 0}): nested lists must "
+                "be rectangular (not ragged)"
+            )
+    return (len(data),) + first, [numbers for _, numbers in read]
 
 
 def _infer_dtype(array: np.ndarray) -> DType:
@@ -91,9 +94,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         wide_unsigned = array.dtype.kind == "u" and array.dtype != np.uint8  # no uint16..64 here
         inferred = int64 if wide_unsigned else from_numpy_dtype(array.dtype)
     else:
-        _nested_shape(data)  # raises on ragged lists
-        if isinstance(data, (list, tuple)):
-            data = _unwrap_tensors(data)
+        _, data = _read_nested(data)  # raises on ragged lists
         wanted = as_dtype(dtype) if dtype is not None else None
         array = _python_numbers(data, wanted)
         inferred = _infer_dtype(array) if array.size or array.dtype.kind != "f" else get_default_dtype()
@@ -111,12 +112,15 @@ def _python_numbers(data: Any, dtype: DType | None) -> np.ndarray:
         kinds = {type(v).__name__ for v in array.reshape(-1) if not isinstance(v, (bool, int, float))}
         if kinds or not array.size:
             raise RuntimeError(f"Could not infer dtype of {', '.join(sorted(kinds)) or 'object'}")
-    beyond_int64 = array.dtype.kind == "f" and array.size and np.abs(array).max() >= 2.0**63
+    # An int beyond int64 makes NumPy's array float64 (or uint64): refused unless the tensor
+    # is to hold floats or bools (the int is then checked exactly, not as the float it became).
+    maybe_integer = dtype is None or dtype.category == INTEGER
+    beyond_int64 = array.dtype.kind == "f" and maybe_integer and array.size and np.abs(array).max() >= 2.0**63
     if array.dtype == object or array.dtype.kind == "u" or beyond_int64:
         numbers = array.reshape(-1).tolist() if array.dtype == object else _flat(data)
         if any(type(v) is int and not -(2**63) <= v < 2**63 for v in numbers):
             all_ints = not any(isinstance(v, float) for v in numbers)
-            integer_result = dtype.category == 1 if dtype is not None else all_ints
+            integer_result = dtype.category == INTEGER if dtype is not None else all_ints
             if integer_result:
                 raise ValueError("Overflow when unpacking long long: an integer beyond the int64 "
                                  "range fits only a float or bool tensor (pass dtype=minitorch.float64)")
@@ -129,14 +133,6 @@ def _flat(data: Any) -> list:
     if isinstance(data, (list, tuple)):
         return [v for item in data for v in _flat(item)]
     return [data]
-
-
-def _unwrap_tensors(data: Any) -> Any:
-    if isinstance(data, Tensor):  # nested lists with each tensor inside as its numbers
-        return data.tolist()
-    if isinstance(data, (list, tuple)) and any(isinstance(item, (list, tuple, Tensor)) for item in data):
-        return [_unwrap_tensors(item) for item in data]
-    return data
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
