@@ -105,11 +105,13 @@ def test_a_chapter_on_the_reference_backend_starts_it_for_the_numba_chapters(bac
 def test_a_reference_chapter_names_the_warm_up_without_loading_the_numba_kernels():
     # The marker's name holds the kernels' source checksum; reading it must not import the
     # Numba backend (0.3-0.4 s) in a chapter that never runs it.
-    program = ("import sys, minitorch\n"
-               "minitorch.set_backend('cpu', 'reference')\n"
-               "from minitorch.course import warm_up\n"
-               "print(warm_up.marker_path().name)\n"
-               "print(sorted(m for m in sys.modules if m.startswith('minitorch.backends.numba')))")  # fmt: skip
+    program = (
+        "import sys, minitorch\n"
+        "minitorch.set_backend('cpu', 'reference')\n"
+        "from minitorch.course import warm_up\n"
+        "print(warm_up.marker_path().name)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('minitorch.backends.numba')))"
+    )
     env = dict(os.environ, MINITORCH_WARM_UP="0")
     lines = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True,
                            check=True).stdout.split("\n")  # fmt: skip
