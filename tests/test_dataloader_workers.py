@@ -646,6 +646,27 @@ def test_started_workers_leave_the_resource_tracker_clean(method: str) -> None:
     assert _segments_of({child.pid}) == []  # the program's segments carry its pid
 
 
+def test_shutdown_waits_for_the_index_queues_feeder_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A queue's feeder thread holds two of its semaphores. Had it outlived the epoch, it
+    would release them itself, and at the program's exit the interpreter would stop it
+    midway: the resource tracker then warns of a leaked semaphore (seen on a loaded
+    machine). Here each feeder lingers after its last message; shutdown must wait for it."""
+    import multiprocessing.queues
+
+    feed = multiprocessing.queues.Queue._feed
+
+    def lingering_feed(*args: object) -> None:
+        feed(*args)
+        time.sleep(0.3)  # (holding the queue's semaphores, as the real one does for a moment)
+
+    monkeypatch.setattr(multiprocessing.queues.Queue, "_feed", staticmethod(lingering_feed))
+    before = set(threading.enumerate())
+    loader = DataLoader(Numbers(8), batch_size=2, num_workers=2, multiprocessing_context="fork")
+    assert [b[:2] for b in _plain(loader)] == [b[:2] for b in _plain(DataLoader(Numbers(8), batch_size=2))]
+    feeders = [t for t in set(threading.enumerate()) - before if t.name == "QueueFeederThread"]
+    assert feeders == []
+
+
 @pytest.mark.parametrize("options", [
     {"num_workers": -1}, {"timeout": -1}, {"prefetch_factor": 2}, {"persistent_workers": True},
     {"multiprocessing_context": "spawn"}, {"num_workers": 1, "multiprocessing_context": "bogus"},

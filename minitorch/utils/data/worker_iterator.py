@@ -33,7 +33,8 @@ an ``ExceptionWrapper`` and is raised here with the worker's traceback.
 ``del`` of the iterator, on Ctrl-C, a timeout or a dead worker, and when the program exits, a
 ``weakref.finalize`` tells every worker to stop, waits briefly, and terminates (then kills)
 any worker still running: no orphan processes. Batches still on their way are read and dropped, so
-their shared memory is freed too.
+their shared memory is freed too, and each index queue's sending thread is given time to end, so
+that the queue's semaphores are released here and not at the program's exit.
 """
 
 from __future__ import annotations
@@ -99,9 +100,27 @@ def _shut_down(workers: list, index_queues: list, results: ResultPipes, done: An
                 worker.join(timeout=JOIN_TIMEOUT)
     drain(results, timeout=0.0)
     for index_queue in index_queues:
-        index_queue.cancel_join_thread()
+        index_queue.cancel_join_thread()  # the program's exit never waits on a full pipe
         index_queue.close()
+    _wait_for_feeders(index_queues, JOIN_TIMEOUT)
     results.close()
+
+
+def _wait_for_feeders(index_queues: list, timeout: float) -> None:
+    """Wait (``timeout`` seconds at most, for all) until each closed queue's feeder thread
+    has sent what it holds and ended.
+
+    A ``multiprocessing.Queue`` sends from a background thread, which holds two of the
+    queue's three semaphores. Were it still running when the queue is dropped, it would be
+    the last to hold them, and would release them (unlink their names and tell the
+    resource tracker) itself; at the program's exit the interpreter stops such a thread
+    midway, and the tracker then warns of a "leaked semaphore". The wait is bounded
+    because a feeder writing to a full pipe that no living worker reads never ends."""
+    deadline = time.monotonic() + timeout
+    for index_queue in index_queues:
+        feeder = index_queue._thread  # CPython's Queue: None until the first put
+        if feeder is not None:
+            feeder.join(max(deadline - time.monotonic(), 0.0))
 
 
 def _worker_died(worker: Any) -> str:
