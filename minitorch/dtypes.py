@@ -68,12 +68,7 @@ class dtype:  # noqa: N801 (PyTorch's name)
         a 16-bit float through float32, rounding twice, as PyTorch's conversions do."""
         if self is not bfloat16 and getattr(values, "dtype", None) == self.numpy:
             return np.asarray(values)  # already cells of this type: nothing to convert
-        with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, as PyTorch casts
-            if self is bfloat16:
-                return float32_to_bfloat16(np.asarray(values, dtype=np.float32))
-            if self is float16 and np.asarray(values).dtype == np.float64:
-                values = np.asarray(values, dtype=np.float32)
-            return np.asarray(values, dtype=self.numpy)
+        return _cast(values, self)
 
     def decode(self, cells: np.ndarray) -> np.ndarray:
         """Storage cells of this type as NumPy numbers (the cells themselves, except for
@@ -87,6 +82,16 @@ class dtype:  # noqa: N801 (PyTorch's name)
 
     def __reduce__(self) -> str:
         return self.name
+
+
+@np.errstate(over="ignore", invalid="ignore")  # too large: inf, as PyTorch casts (no warning)
+def _cast(values: np.ndarray, to: dtype) -> np.ndarray:
+    """``dtype.encode`` of numbers of another type."""
+    if to is bfloat16:
+        return float32_to_bfloat16(np.asarray(values, dtype=np.float32))
+    if to is float16 and np.asarray(values).dtype == np.float64:
+        values = np.asarray(values, dtype=np.float32)
+    return np.asarray(values, dtype=to.numpy)
 
 
 bool_ = dtype("bool", np.bool_, BOOL, "Bool", "bool")
