@@ -32,15 +32,18 @@ def mapped_anywhere(name: str) -> bool:
     return False
 
 
-def running(program: str) -> list[str]:
-    """Command lines of live processes running ``program``."""
+def running(program: str, scenario: str) -> list[str]:
+    """Command lines of live processes running ``program`` on ``scenario`` (mpiexec and its
+    ranks: the program's path followed by the scenario). Only this scenario's: a test
+    checks what its own run left, not what an earlier test's job may still be ending."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             words = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if any(w.endswith(program.encode()) for w in words):
+        pairs = zip(words, words[1:])
+        if any(w.endswith(program.encode()) and arg == scenario.encode() for w, arg in pairs):
             found.append(b" ".join(words).decode(errors="replace"))
     return found
 
@@ -52,9 +55,10 @@ def run_and_check_nothing_left(n: int, scenario: str):
     left = [name for name in new if name.startswith("mpich") and not mapped_anywhere(name)]
     assert not left, f"shared-memory files left behind: {left}\n{explain(done)}"
     deadline = time.monotonic() + 15  # mpiexec may return while its last kill lands
-    while running(str(HERE / "programs" / "faults.py")) and time.monotonic() < deadline:
+    program = str(HERE / "programs" / "faults.py")
+    while running(program, scenario) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not running(str(HERE / "programs" / "faults.py")), explain(done)
+    assert not running(program, scenario), explain(done)
     return done, done.stdout + done.stderr
 
 
