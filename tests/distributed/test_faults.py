@@ -51,14 +51,17 @@ def running(program: str, scenario: str) -> list[str]:
 def run_and_check_nothing_left(n: int, scenario: str):
     before = shared_files()
     done = run_ranks("faults.py", n, scenario, timeout=90)
-    new = shared_files() - before
-    left = [name for name in new if name.startswith("mpich") and not mapped_anywhere(name)]
-    assert not left, f"shared-memory files left behind: {left}\n{explain(done)}"
-    deadline = time.monotonic() + 15  # mpiexec may return while its last kill lands
+    # mpiexec may return while its last kill lands: the ranks are given time to end first,
+    # and only then are their shared-memory files looked for (a rank that is still ending
+    # may be between unmapping a file and deleting it)
+    deadline = time.monotonic() + 15
     program = str(HERE / "programs" / "faults.py")
     while running(program, scenario) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not running(program, scenario), explain(done)
+    new = shared_files() - before
+    left = [name for name in new if name.startswith("mpich") and not mapped_anywhere(name)]
+    assert not left, f"shared-memory files left behind: {left}\n{explain(done)}"
     return done, done.stdout + done.stderr
 
 
