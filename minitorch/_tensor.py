@@ -157,7 +157,7 @@ class Tensor(TensorValues):
         if (device.type == "cpu" and dtype.is_floating_point and dtype.itemsize >= 4
                 and type(value) in (int, float, bool) and not dispatch_tracing.recording):  # fmt: skip
             # CPU storage is a NumPy array: filled where it lies, with the very values
-            # ``np.full`` gives a float32 or float64 (zeros in a backward formula: 6 -> 2 us).
+            # ``np.full`` gives a float32 or float64, and no host array to copy over.
             # Other types take the path below, and so does a capture (it keeps a constant).
             t = Tensor._empty(shape, dtype, device)
             t._storage.fill(value)
