@@ -14,13 +14,6 @@ import minitorch
 NEEDED = ("map", "zip", "where", "reduce", "arg_reduce", "matmul", "gather", "scatter_add")
 
 
-@pytest.fixture(autouse=True)
-def _seed():
-    """Every test starts from the same global random state."""
-    minitorch.manual_seed(0)
-    yield
-
-
 @pytest.fixture
 def numba_backend():
     """Run the test on the Numba backend (skipped while that backend cannot load)."""

@@ -18,8 +18,6 @@ from typing import Any
 
 import pytest
 
-import minitorch
-
 from .browser_thread import BrowserThread
 
 _BROWSER_CONFTEST = Path(__file__).resolve().parents[1] / "browser" / "conftest.py"
@@ -28,12 +26,6 @@ browser_fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(browser_fixtures)
 lab_server = browser_fixtures.lab_server  # noqa: F401 - fixtures are found by name
 NOTEBOOK = Path(__file__).with_name("playground_demo.ipynb")
-
-
-@pytest.fixture(autouse=True)
-def _seed():
-    minitorch.manual_seed(0)
-    yield
 
 
 def _open_notebook(worker: BrowserThread, base: str, token: str) -> Any:
