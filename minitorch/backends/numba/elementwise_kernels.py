@@ -249,7 +249,9 @@ def make_zip_kernels(f):
             is, as in ``w * x`` with ``w`` a 0-d weight (the polynomial tutorial). A 2-D
             layout whose rows are contiguous in out and contiguous or one repeated value
             in each input (``x + bias``: rows of 8) is a plain double loop: for a short
-            row, the odometer and the row slices would be most of the work."""
+            row, the odometer would be most of the work. When ``b`` is one value per row
+            (each row of ``a`` times its own scale, as in log_softmax's backward), the row
+            is a slice of ``a`` and that value, which vectorizes."""
             inner = shape[-1]
             out_step, a_step, b_step = strides[0, -1], strides[1, -1], strides[2, -1]
             pieces = chunks if variant[0] else 1
@@ -260,9 +262,15 @@ def make_zip_kernels(f):
                         o = out_offset + i * strides[0, 0]
                         p = a_offset + i * strides[1, 0]
                         q = b_offset + i * strides[2, 0]
-                        for j in range(inner):
-                            x, y = a[as_index(p + j * a_step)], b[as_index(q + j * b_step)]
-                            out[as_index(o + j)] = f(x, y)
+                        out_row = out[o : o + inner]
+                        if a_step == 1 and b_step == 0:  # one value of b per row (x * scale)
+                            a_row, b_value = a[p : p + inner], b[q]
+                            for j in range(inner):
+                                out_row[j] = f(a_row[j], b_value)
+                        else:
+                            for j in range(inner):
+                                x, y = a[as_index(p + j * a_step)], b[as_index(q + j * b_step)]
+                                out_row[j] = f(x, y)
                 return
             if layout == TILES:  # e.g. transposed inputs
                 for chunk in prange(pieces):  # tiles, so strided reads stay in cache
