@@ -242,8 +242,8 @@ def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
     index = cast(index, int64).reshape(-1)
     size = x._shape[d] if x.ndim else 1
 
-    def check(values: np.ndarray) -> None:
-        if values.size and (values.min() < 0 or values.max() >= size):
+    def check(values: np.ndarray) -> None:  # (read unsigned, a negative index is a huge one)
+        if values.size and values.view(np.uint64).max() >= size:
             raise IndexError(f"index out of range in self (dimension {d} has size {size})")
 
     dispatch.validate(index, check)

@@ -263,10 +263,12 @@ def _take(x: Tensor, dim: int, index: Tensor, in_range: bool = False) -> Tensor:
 
         out[i][j][k] = C[X[i][j]][k]
 
-    The index is checked on the host by its smallest and largest value; a negative one
-    counts from the end (``index % size``, computed only when there is one). Positions
-    ``in_range`` by how they were made (a mask's, found by ``nonzero`` in this very
-    dimension) need no check."""
+    The index is checked on the host. Read as unsigned integers, negative indices become
+    huge ones, so one largest value below ``size`` says at once that every index lies in
+    ``[0, size)``, the usual case. Otherwise the smallest and largest value are checked,
+    and a negative index counts from the end (``index % size``). Positions ``in_range``
+    by how they were made (a mask's, found by ``nonzero`` in this very dimension) need
+    no check."""
     size = x._shape[dim]
     flat = cast(index, int64)
     flat = flat if flat.ndim == 1 else flat.reshape(-1)
@@ -274,6 +276,8 @@ def _take(x: Tensor, dim: int, index: Tensor, in_range: bool = False) -> Tensor:
     if not in_range and flat._shape[0] and (numel(rest) or size == 0):  # else nothing is read: no check
 
         def has_negative(values: np.ndarray) -> bool:
+            if values.view(np.uint64).max() < size:
+                return False  # every index in [0, size): nothing to check or wrap
             low, high = values.min(), values.max()
             if low < -size or high >= size:
                 _check_in_bounds(values, dim, size)
