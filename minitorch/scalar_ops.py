@@ -208,14 +208,6 @@ def square_backward(a, b):  # a: the gradient of y = x ** 2, b: x
     return a * (2 * b)
 
 
-def sub_log(a, b):  # log_softmax's last step: the shifted input minus log of its sum
-    return a - np.log(b)
-
-
-def exp_mul(a, b):  # log_softmax's backward: exp(y) times the sum of the gradient
-    return np.exp(a) * b
-
-
 def sigmoid_backward(a, b):  # a: the gradient of y = sigmoid(x), b: y
     return a * (1 - b) * b
 
@@ -371,11 +363,6 @@ ZIP_OPS: dict[str, ScalarOp] = {
         ScalarOp("sigmoid_backward", 2, sigmoid_backward, "a * ((T)1 - b) * b"),
         ScalarOp("square_backward", 2, square_backward, "a * ((T)2 * b)"),
         ScalarOp("relu_backward", 2, relu_backward, "(b <= (T)0 ? (T)0 : a)"),
-        # Two steps of ``log_softmax`` fused into one pass each (``LogSoftmax`` in
-        # ``minitorch/ops/reduce.py``): ``shifted - log(sum)`` in the forward, ``exp(y) *
-        # sum(grad)`` in the backward. The same bits as the two kernels they replace.
-        ScalarOp("sub_log", 2, sub_log, "a - log(b)", returns_float=True),
-        ScalarOp("exp_mul", 2, exp_mul, "exp(a) * b", returns_float=True),
     ]
 }
 

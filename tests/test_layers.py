@@ -42,7 +42,7 @@ ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 PRIMITIVES = {
     "map", "zip", "where", "reduce", "arg_reduce", "matmul", "gather", "scatter_add", "scan",
-    "softmax", "sort", "lu_factor", "lu_solve", "svd", "optimizer_step",
+    "softmax", "log_softmax_backward", "sort", "lu_factor", "lu_solve", "svd", "optimizer_step",
 }  # fmt: skip
 LAUNCHING_LAYERS = {"tensor", "autograd", "ops"}
 

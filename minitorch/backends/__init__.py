@@ -19,7 +19,8 @@ calls dispatch. So a kernel may assume:
 * ``gather``/``scatter_add``: ``index`` is int64, has the shape of ``out`` (gather) or
   ``src`` (scatter_add), and every value is a valid index along ``dim``;
 * ``sort``: ``values`` and ``indices`` (int64) have ``a``'s shape, at least 1-D;
-* ``softmax``: ``out`` has ``a``'s shape and dtype, a float, at least 1-D;
+* ``softmax``: ``out`` has ``a``'s shape and dtype, a float, at least 1-D; so do ``grad`` and
+  ``y`` in ``log_softmax_backward``;
 * ``lu_factor``/``lu_solve``/``svd``: batches of matrices ``[B, rows, cols]``, floating
   point; ``lu`` is square, ``pivots`` int64 ``[B, n]``; nothing empty reaches ``svd``.
 
@@ -40,6 +41,7 @@ Functions each backend module provides::
     scan(op, out, a, dim)            out[.., j, ..] = fold of a[.., 0..j, ..]    (cumsum, cumprod)
     softmax(op, out, a, dim)         each line along dim: exp(a - max) / sum of them ("softmax"),
                                      or (a - max) - log(that sum) ("log_softmax")
+    log_softmax_backward(out, grad, y, dim)   each line along dim: grad - exp(y) * sum(grad)
     sort(values, indices, a, dim, descending)   each line along dim, stable, NaN largest
     lu_factor(lu, pivots)            in place: A -> L and U of P A = L U (partial pivoting)
     lu_solve(x, lu, pivots)          in place: B -> X with A X = B, from A's factors

@@ -48,6 +48,7 @@ VALUE_ARGUMENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "where": ((0, 2, 3), (0,)),  # where(out, cond, a, b)
     "reduce": ((1, 2), (1,)),  # reduce(op, out, a, dim)
     "softmax": ((1, 2), (1,)),  # softmax(op, out, a, dim)
+    "log_softmax_backward": ((0, 1, 2), (0,)),  # log_softmax_backward(out, grad, y, dim)
     "arg_reduce": ((2,), ()),  # arg_reduce(op, out, a, dim): out holds int64 indices
     "matmul": ((0, 1, 2), (0,)),  # matmul(out, a, b)
     "gather": ((0, 1), (0,)),  # gather(out, a, dim, index)
@@ -60,7 +61,8 @@ VALUE_ARGUMENTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
 # its inputs' dtype except map's copy (a cast: either side may be 16-bit) and the bool
 # or int64 outputs of comparisons, any/all and arg_reduce.
 CHECKED = {"map": (1, 2), "zip": (2,), "where": (0,), "reduce": (2,), "softmax": (2,),
-           "arg_reduce": (2,), "matmul": (0,), "gather": (0,), "scatter_add": (0,), "sort": (2,)}  # fmt: skip
+           "log_softmax_backward": (1,), "arg_reduce": (2,), "matmul": (0,), "gather": (0,),
+           "scatter_add": (0,), "sort": (2,)}  # fmt: skip
 
 
 def elements(operand: Strided) -> np.ndarray:

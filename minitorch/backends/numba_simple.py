@@ -35,7 +35,7 @@ from minitorch.backends.half_precision import through_float32
 from minitorch.backends.numba.linalg_kernels import lu_factor, lu_solve, svd  # noqa: F401 (primitives)
 from minitorch.backends.numba.scalar_functions import jitable
 from minitorch.backends.numba.scan_kernel import scan  # noqa: F401 (a primitive, shared)
-from minitorch.backends.numba.softmax_kernel import softmax  # noqa: F401 (a primitive, shared)
+from minitorch.backends.numba.softmax_kernel import log_softmax_backward, softmax  # noqa: F401 (shared)
 from minitorch.backends.numba.sort_kernel import sort  # noqa: F401 (a primitive, shared)
 from minitorch.scalar_ops import MAP_OPS, REDUCE_OPS, ZIP_OPS
 

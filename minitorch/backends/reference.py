@@ -175,6 +175,33 @@ def softmax(op: str, out: Strided, a: Strided, dim: int) -> None:
 
 
 @through_float32
+def log_softmax_backward(out: Strided, grad: Strided, y: Strided, dim: int) -> None:
+    """The gradient of ``y = log_softmax(x)`` along ``dim``, line by line: with ``g`` the
+    gradient arriving at ``y``, ``exp(y)`` is the softmax ``p``, and each line gets
+
+        s = sum over j of g[o with dim=j]
+        out[o with dim=j] = g[o with dim=j] - exp(y[o with dim=j]) * s
+
+    (``minitorch/ops/activation_derivatives.py`` derives it). All three have one shape."""
+    lines = out.shape[:dim] + (1,) + out.shape[dim + 1 :]  # one entry per line: dim is 0
+    index = [0] * len(out.shape)
+    with np.errstate(all="ignore"):
+        for ordinal in range(numel(lines)):
+            ordinal_to_index(ordinal, lines, index)
+            positions = []  # (out, grad, y) positions of each element of the line
+            for j in range(out.shape[dim]):
+                index[dim] = j
+                positions.append(tuple(index_to_position(index, operand.strides, operand.offset)
+                                       for operand in (out, grad, y)))  # fmt: skip
+            index[dim] = 0
+            total = out.storage.dtype.type(0)
+            for _, g, _ in positions:
+                total = total + grad.storage[g]
+            for o, g, p in positions:
+                out.storage[o] = grad.storage[g] - np.exp(y.storage[p]) * total
+
+
+@through_float32
 def arg_reduce(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Write the index along ``dim`` of the first largest (``argmax``) or smallest
     (``argmin``) element. NaN counts as larger and smaller than everything, like PyTorch.

@@ -107,6 +107,7 @@ class Buffer:
 WRITES: dict[str, tuple[int, ...]] = {
     "map": (1,), "zip": (1,), "where": (0,), "reduce": (1,), "arg_reduce": (1,),
     "matmul": (0,), "gather": (0,), "scatter_add": (0,), "scan": (1,), "softmax": (1,),
+    "log_softmax_backward": (0,),
     "sort": (0, 1), "lu_factor": (0, 1), "lu_solve": (0,), "svd": (0, 1, 2),
     "optimizer_step": (1, 3),
     "fused": (0,), "check": (),

@@ -2,8 +2,9 @@
 
 Every operation on tensors ends in a call to one of the *primitives* below (``map``,
 ``zip``, ``where``, ``reduce``, ``arg_reduce``, ``matmul``, ``gather``,
-``scatter_add``; and, whole lines or matrices at a time, ``scan``, ``softmax``, ``sort``, ``lu_factor``,
-``lu_solve``, ``svd``). Dispatch is the only place that knows backends exist. For each call it
+``scatter_add``; and, whole lines or matrices at a time, ``scan``, ``softmax``,
+``log_softmax_backward``, ``sort``, ``lu_factor``, ``lu_solve``, ``svd``). Dispatch is the
+only place that knows backends exist. For each call it
 
 1. checks that all tensors live on one device (else PyTorch's ``RuntimeError``);
 2. picks the backend chosen for that device (``set_backend`` / ``with backend(...)``);
@@ -75,8 +76,8 @@ __all__ = [
     "BACKENDS", "DEFAULT_BACKEND", "DispatchRecord", "DispatchTrace", "FusedStep", "Strided",
     "active_backends", "arg_reduce", "backend", "capturing", "capturing_now", "check_values",
     "compile_fused", "empty", "from_numpy", "gather", "get_backend", "has_primitive",
-    "kernel_function", "kernels_for", "load_backend", "lu_factor", "lu_solve", "map", "matmul",
-    "op_context", "optimizer_step", "plan", "record_replayed", "reduce",
+    "kernel_function", "kernels_for", "load_backend", "log_softmax_backward", "lu_factor", "lu_solve",
+    "map", "matmul", "op_context", "optimizer_step", "plan", "record_replayed", "reduce",
     "refuse_in_capture", "scan", "scatter_add", "set_backend", "set_debug", "softmax", "sort", "svd",
     "thread_state", "to_numpy", "trace", "validate", "where", "zip",
 ]  # fmt: skip
@@ -225,6 +226,17 @@ def softmax(op: str, out: Any, a: Any, dim: int) -> Any:
     (``"log_softmax"``): one pass per line, where the ops would take a max, a subtraction,
     an ``exp``, a sum and a division (or a ``log``) over the whole tensor."""
     return _along("softmax", op, out, a, dim)
+
+
+def log_softmax_backward(out: Any, grad: Any, y: Any, dim: int) -> Any:
+    """The gradient of ``y = log_softmax(x)`` for the gradient ``grad`` arriving at ``y``:
+    each line along ``dim`` becomes ``grad - exp(y) * sum(grad)``, one pass per line
+    where the ops would take a sum, an ``exp``, a product and a subtraction."""
+    if tracing.recording:
+        args = (out, grad, y, dim)
+        return tracing.run_recorded("log_softmax_backward", "log_softmax", out, (grad, y), args)
+    _backend(out, (grad, y)).log_softmax_backward(_strided(out), _strided(grad), _strided(y), dim)
+    return out
 
 
 # Sorting and the matrix factorisations: whole lines or matrices at a time, not elements.

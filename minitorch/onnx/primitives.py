@@ -158,10 +158,6 @@ def elementwise(builder: OnnxGraphBuilder, node: Node, kernel: str, out: Operand
         return builder.op("Log", builder.op("Add", args[0], builder.shared(np.ones((), dtype), "one")))
     if kernel == "rsqrt":
         return builder.op("Reciprocal", builder.op("Sqrt", args[0]))
-    if kernel == "sub_log":  # log_softmax's last step
-        return builder.op("Sub", args[0], builder.op("Log", args[1]))
-    if kernel == "exp_mul":
-        return builder.op("Mul", builder.op("Exp", args[0]), args[1])
     if kernel == "floordiv" and floating:
         return floating_floor_division(builder, *args, dtype)
     if kernel == "floordiv":

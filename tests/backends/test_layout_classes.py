@@ -60,22 +60,6 @@ def test_each_zip_layout_class_gives_torchs_values(case, op):
     torch.testing.assert_close(as_torch(out), expected, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_exp_mul_with_one_value_per_row_gives_torchs_values(dtype):
-    """log_softmax's backward multiplies ``exp(y)`` by one sum per row (``[N, C]`` by
-    ``[N, 1]``): the short-rows kernel's row of one repeated value, with the vectorized
-    ``exp``, within a few float rounding steps of torch."""
-    a = operand(rng.standard_normal(27 * 5).astype(dtype), (5, 27), (27, 1))
-    b = operand(rng.standard_normal(5).astype(dtype), (5, 27), (1, 0))
-    out = operand(np.zeros(5 * 27, dtype=dtype), (5, 27), (27, 1))
-    merged_shape, merged_strides, _ = tuned.elementwise_layout(out.shape, out.strides, a.strides, b.strides)
-    assert ek.zip_layout_class(merged_shape, merged_strides) == ek.SHORT_ROWS
-    tuned.zip("exp_mul", out, a, b)
-    expected = torch.exp(as_torch(a)) * as_torch(b)
-    tolerance = 1e-6 if dtype == np.float32 else 1e-14
-    torch.testing.assert_close(as_torch(out), expected, rtol=tolerance, atol=0)
-
-
 @pytest.mark.parametrize("transposed", [False, True])
 def test_each_map_layout_class_gives_torchs_values(transposed):
     data = rng.standard_normal((9, 12))

@@ -138,3 +138,39 @@ def test_cross_entropy_of_an_empty_batch():
                                                    reduction=reduction)  # fmt: skip
         assert tuple(mine.shape) == tuple(theirs.shape)
         close(mine, theirs)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_log_softmax_backward_of_each_line(on_backend, dim):
+    """``dispatch.log_softmax_backward`` (``grad - exp(y) * sum(grad)`` per line) is
+    log_softmax's gradient: against torch's, for a contiguous and a permuted input, a
+    gradient of stride 0 (``y.sum().backward()``), and lines of one element."""
+    to_device, _ = on_backend
+    for dtype in (np.float32, np.float64):
+        x = np.random.default_rng(7).standard_normal((4, 5, 3)).astype(dtype)
+        weights = np.random.default_rng(8).standard_normal((4, 5, 3)).astype(dtype)
+        for order in ((0, 1, 2), (2, 0, 1)):
+            mine = to_device(minitorch.tensor(x)).requires_grad_()
+            theirs = torch.tensor(x, requires_grad=True)
+            w = np.transpose(weights, order).copy()
+            (F.log_softmax(mine.permute(*order), dim) * to_device(minitorch.tensor(w))).sum().backward()
+            (torch.log_softmax(theirs.permute(*order), dim) * torch.tensor(w)).sum().backward()
+            close(mine.grad, theirs.grad)
+        mine = to_device(minitorch.tensor(x[..., :1])).requires_grad_()
+        theirs = torch.tensor(x[..., :1], requires_grad=True)
+        F.log_softmax(mine, dim).sum().backward()  # the gradient arrives as an expanded 1
+        torch.log_softmax(theirs, dim).sum().backward()
+        close(mine.grad, theirs.grad)
+
+
+def test_log_softmax_backward_is_one_kernel():
+    """The gradient of log_softmax runs its own primitive, once, not a sum, a product and
+    a subtraction over the whole tensor."""
+    x = minitorch.randn(6, 27, requires_grad=True)
+    y = F.log_softmax(x, 1)
+    g = minitorch.randn(6, 27)
+    with minitorch.dispatch.trace() as calls:
+        (grad,) = minitorch.autograd.grad(y, x, g)
+    assert [c.primitive for c in calls] == ["log_softmax_backward"]
+    expected = g - y.detach().exp() * g.sum(1, keepdim=True)
+    np.testing.assert_allclose(grad.numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)

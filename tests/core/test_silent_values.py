@@ -377,7 +377,7 @@ def test_float_valued_unary_ops_promote_integers(name):
 
 
 def test_float_valued_binary_ops_promote_integers():
-    assert [n for n, op in ZIP_OPS.items() if op.returns_float] == ["div", "atan2", "sub_log", "exp_mul"]
+    assert [n for n, op in ZIP_OPS.items() if op.returns_float] == ["div", "atan2"]
     (ma, ta), (mb, tb) = pair([1, 2, 3], "int32"), pair([2, 4, 3], "int32")
     assert_close(ma / mb, ta / tb)
     assert_close(mt.atan2(ma, mb), torch.atan2(ta, tb))

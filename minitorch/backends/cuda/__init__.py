@@ -143,6 +143,25 @@ def softmax(op: str, out: Strided, a: Strided, dim: int) -> None:
     _per_line("softmax", op, out, a, dim)
 
 
+def log_softmax_backward(out: Strided, grad: Strided, y: Strided, dim: int) -> None:
+    """``grad - exp(y) * sum(grad)`` along ``dim``, one thread per line:
+    kernels/log_softmax_backward.cu."""
+    name = dtype_name(out.storage)
+    if not dtype_name(grad.storage) == dtype_name(y.storage) == name:
+        raise TypeError("log_softmax_backward: out, grad and y must share one dtype")
+    if numel(out.shape) == 0:
+        return
+    shape, all_strides = merge_kept_dims(out.shape, dim, out.strides, grad.strides, y.strides)
+    lines = numel(shape)
+    operands = (out, grad, y)
+    layouts = [layout(shape, strides, operand.offset)
+               for strides, operand in builtins.zip(all_strides, operands)]  # fmt: skip
+    steps = [np.int64(operand.strides[dim]) for operand in operands]
+    args = (*[storage(operand) for operand in operands], *layouts, np.int64(out.shape[dim]), *steps,
+            np.int64(lines))  # fmt: skip
+    launch(kernel("log_softmax_backward", "", name, name), (blocks(lines, THREADS),), (THREADS,), args)
+
+
 def _per_line(family: str, op: str, out: Strided, a: Strided, dim: int) -> None:
     """Launch a kernel that walks whole lines along ``dim``, one thread per line, writing
     ``out`` of ``a``'s shape (scan.cu, softmax.cu): the other dimensions are merged where

@@ -33,7 +33,8 @@ FLOATS = ("float32", "float64")
 FILES = {"map": "map.cu", "zip": "zip.cu", "where": "where.cu", "reduce": "reduce.cu",
          "arg_reduce": "arg_reduce.cu", "matmul": "matmul.cu",
          "gather": "gather_scatter.cu", "scatter_add": "gather_scatter.cu",
-         "scan": "scan.cu", "softmax": "softmax.cu"}  # fmt: skip
+         "scan": "scan.cu", "softmax": "softmax.cu",
+         "log_softmax_backward": "log_softmax_backward.cu"}  # fmt: skip
 LOWEST = {"bool": "false", "uint8": "0", "int8": "(-128)", "int16": "(-32768)",
           "int32": "(-2147483647 - 1)", "int64": "(-9223372036854775807LL - 1)",
           "float32": "(-__int_as_float(0x7f800000))",
@@ -92,6 +93,8 @@ def module_ops(file: str, in_name: str, out_name: str) -> tuple[str, ...]:
         return ("sum", "prod") if same and in_name != "bool" else ()
     if file == "softmax.cu":  # floats only (the ops layer refuses others)
         return ("softmax", "log_softmax") if same and in_name in FLOATS else ()
+    if file == "log_softmax_backward.cu":  # floats only, no op
+        return ("",) if same and in_name in FLOATS else ()
     return ("",) if same else ()  # where, matmul, gather_scatter: no op
 
 

@@ -88,7 +88,7 @@ from minitorch.backends.numba.optimizer_kernels import optimizer_step  # noqa: E
 from minitorch.backends.numba.reduce_runners import REDUCE_KERNELS, arg_reduce, reduce, reduce_runner  # noqa: E402, F401
 from minitorch.backends.numba.scan_kernel import scan  # noqa: E402, F401
 from minitorch.backends.numba.small_matmul_kernel import COLUMNS_MATMUL_KERNEL  # noqa: E402, F401
-from minitorch.backends.numba.softmax_kernel import softmax, softmax_runner  # noqa: E402, F401
+from minitorch.backends.numba.softmax_kernel import log_softmax_backward, softmax, softmax_runner  # noqa: E402, F401
 from minitorch.backends.numba.sort_kernel import sort  # noqa: E402, F401
 
 NAME = "numba"

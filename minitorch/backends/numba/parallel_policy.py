@@ -49,6 +49,7 @@ THRESHOLDS = {
     "arg_reduce": ELEMENTWISE_THRESHOLD,
     "gather": ELEMENTWISE_THRESHOLD,
     "softmax": ELEMENTWISE_THRESHOLD,  # elements read
+    "log_softmax_backward": ELEMENTWISE_THRESHOLD,
     "matmul": 1 << 21,
 }
 

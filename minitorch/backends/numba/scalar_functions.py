@@ -249,15 +249,8 @@ def sigmoid_vectorizable(a):
     return fast_sigmoid(a)
 
 
-def exp_mul_vectorizable(a, b):
-    """The table's ``exp_mul`` (``exp(a) * b``, log_softmax's backward), through ``fast_exp``."""
-    return fast_exp(a) * b
-
-
-# Table functions we replace by ones that vectorize (same values, within float rounding),
-# for map ops and for zip ops
-FAST_MAP_REPLACEMENTS = {"exp": exp_vectorizable, "tanh": tanh_vectorizable, "sigmoid": sigmoid_vectorizable}
-FAST_ZIP_REPLACEMENTS = {"exp_mul": exp_mul_vectorizable}
+# Table functions we replace by ones that vectorize (same values, within float rounding)
+FAST_REPLACEMENTS = {"exp": exp_vectorizable, "tanh": tanh_vectorizable, "sigmoid": sigmoid_vectorizable}
 _registered: set = set()
 
 
@@ -269,11 +262,7 @@ def scalar_function(table: dict, name: str):
     function pickles by name, which keeps the kernel's disk-cache key the same in every
     process (see ``elementwise_kernels.py``).
     """
-    fn = table[name].fn
-    if table is MAP_OPS:
-        fn = FAST_MAP_REPLACEMENTS.get(name, fn)
-    elif table is ZIP_OPS:
-        fn = FAST_ZIP_REPLACEMENTS.get(name, fn)
+    fn = FAST_REPLACEMENTS.get(name, table[name].fn) if table is MAP_OPS else table[name].fn
     return jitable(fn)
 
 

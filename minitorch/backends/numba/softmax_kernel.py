@@ -204,3 +204,105 @@ def softmax(op: str, out: Strided, a: Strided, dim: int) -> None:
     """Each line of ``a`` along ``dim`` made into probabilities (``"softmax"``) or their
     logs (``"log_softmax"``), written to ``out`` (of ``a``'s shape)."""
     softmax_runner(op, a.shape, dim, out.strides, a.strides)(out.storage, a.storage, out.offset, a.offset)
+
+
+# --------------------------------------------------------------------------------------
+# log_softmax's backward: out = g - exp(y) * sum(g), line by line
+# --------------------------------------------------------------------------------------
+
+
+@njit(**JIT_OPTIONS)
+def packed_backward_lines(out, g, y, offsets, length, begin, end):
+    """Lines ``begin .. end-1`` of ``log_softmax_backward`` when all three operands lie
+    back to back (a contiguous ``[N, C]`` along ``C``): as in ``packed_lines``, the
+    exponentials of ``BLOCK`` lines are taken in one loop, then each line's sum of ``g``
+    and its outputs."""
+    for first in range(begin, end, BLOCK):
+        lines = min(BLOCK, end - first)
+        count = lines * length
+        o, p, q = offsets[0] + first * length, offsets[1] + first * length, offsets[2] + first * length
+        out_block, g_block, y_block = out[o : o + count], g[p : p + count], y[q : q + count]
+        for j in range(count):  # the softmax of the block, exp(y)
+            out_block[j] = fast_exp(y_block[j])
+        for i in range(lines):
+            out_line = out_block[i * length : (i + 1) * length]
+            g_line = g_block[i * length : (i + 1) * length]
+            total = line_sum(g_line)
+            for j in range(length):
+                out_line[j] = g_line[j] - out_line[j] * total
+
+
+@functools.cache
+def log_softmax_backward_kernels(lines_layout: str) -> tuple:
+    """``(serial, parallel)`` kernels of ``log_softmax_backward`` for lines laid out so
+    (``"packed"``, ``"contiguous"`` or ``"strided"``, as for ``softmax_kernels``)."""
+    contiguous_lines, packed = lines_layout != "strided", lines_layout == "packed"
+
+    def build(parallel: bool):
+        variant = (parallel, lines_layout, code_version(chunk_bounds))  # (keys the disk cache)
+
+        def log_softmax_backward_kernel(out, g, y, shape, strides, offsets, length, steps, lines, chunks):
+            """Agrees with ``reference.log_softmax_backward``: for each line,
+            ``s = sum(g)``, then ``out = g - exp(y) * s``."""
+            pieces = chunks if variant[0] else 1
+            for chunk in prange(pieces):
+                begin, end = chunk_bounds(chunk, pieces, lines)
+                if packed:
+                    packed_backward_lines(out, g, y, offsets, length, begin, end)
+                    continue
+                for line in range(begin, end):
+                    column, row = line % shape[-1], line // shape[-1]
+                    o = row_start(row, shape, strides[0], offsets[0]) + column * strides[0, -1]
+                    p = row_start(row, shape, strides[1], offsets[1]) + column * strides[1, -1]
+                    q = row_start(row, shape, strides[2], offsets[2]) + column * strides[2, -1]
+                    if contiguous_lines:
+                        out_line, g_line, y_line = out[o : o + length], g[p : p + length], y[q : q + length]
+                        total = line_sum(g_line)
+                        for j in range(length):
+                            out_line[j] = g_line[j] - fast_exp(y_line[j]) * total
+                    else:
+                        total = g[p] - g[p]  # zero, in the line's dtype
+                        for j in range(length):
+                            total += g[p + j * steps[1]]
+                        for j in range(length):
+                            softmax_j = fast_exp(y[q + j * steps[2]])
+                            out[o + j * steps[0]] = g[p + j * steps[1]] - softmax_j * total
+
+        return njit(parallel=PRANGE_ONLY if variant[0] else False, **JIT_OPTIONS)(log_softmax_backward_kernel)
+
+    return build(False), build(True)
+
+
+@functools.lru_cache(maxsize=LAYOUT_CACHE_SIZE)
+def log_softmax_backward_runner(shape: tuple[int, ...], dim: int, out_strides: tuple[int, ...],
+                                g_strides: tuple[int, ...], y_strides: tuple[int, ...]):  # fmt: skip
+    """``run(out, g, y, out_offset, g_offset, y_offset)`` for tensors of ``shape`` laid out so."""
+    if layout.numel(shape) == 0:
+        return nothing_to_run
+    all_strides = (out_strides, g_strides, y_strides)
+    kept_shape, kept_strides = layout.merge_kept_dims(shape, dim, *all_strides)
+    merged_shape = np.array(kept_shape, dtype=np.int64)
+    merged_strides = np.array(kept_strides, dtype=np.int64)
+    length, lines = shape[dim], layout.numel(shape) // shape[dim]
+    steps = np.array([strides[dim] for strides in all_strides], dtype=np.int64)
+    if (steps == 1).all():
+        one_run = merged_shape.size == 1 and bool((merged_strides[:, 0] == length).all())
+        kernels = log_softmax_backward_kernels("packed" if one_run else "contiguous")
+    else:
+        kernels = log_softmax_backward_kernels("strided")
+    announce_if_compiling(kernels[0], "log_softmax_backward")
+    work = lines * length
+
+    def run(out, g, y, out_offset: int, g_offset: int, y_offset: int) -> None:
+        offsets = np.array((out_offset, g_offset, y_offset), dtype=np.int64)
+        args = (out, g, y, merged_shape, merged_strides, offsets, length, steps, lines)
+        parallel_policy.run("log_softmax_backward", "log_softmax", work, kernels, args)
+
+    return run
+
+
+@through_float32
+def log_softmax_backward(out: Strided, grad: Strided, y: Strided, dim: int) -> None:
+    """``out = grad - exp(y) * sum(grad)`` along ``dim``, line by line (all one shape)."""
+    log_softmax_backward_runner(out.shape, dim, out.strides, grad.strides, y.strides)(
+        out.storage, grad.storage, y.storage, out.offset, grad.offset, y.offset)
