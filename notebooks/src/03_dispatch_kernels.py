@@ -36,12 +36,17 @@ from minitorch.course.show import show_trace
 # | `map(op, out, a)` | `out[i] = f(a[i])` | `exp`, `neg`, `relu`, casts, copies... |
 # | `zip(op, out, a, b)` | `out[i] = f(a[i], b[i])` | `+ - * /`, comparisons, `maximum`... |
 # | `where(out, c, a, b)` | `out[i] = a[i] if c[i] else b[i]` | `where`, masking |
-# | `reduce(op, out, a, dim)` | fold one dimension | `sum`, `prod`, `max`, `mean`, `softmax`... |
+# | `reduce(op, out, a, dim)` | fold one dimension | `sum`, `prod`, `max`, `mean`... |
 # | `arg_reduce`, `gather`, `scatter_add` | the few that need their own loop | `argmax`, indexing |
 # | `matmul(out, a, b)` | `out[z,i,j] = Σ_k a[z,i,k]·b[z,k,j]` | `@`, `nn.Linear`, convolution |
+# | `scan`, `softmax`, `log_softmax_backward`, `sort` | one whole line at a time | `cumsum`, `softmax`, `cross_entropy`, `sort` |
 #
-# Composite ops are *built* from these: `mean` is a `sum` and a division, `softmax` is a
-# `max`, a subtraction, an `exp`, a `sum` and a division. Let the trace prove it:
+# (and the matrix factorisations `lu_factor`, `lu_solve`, `svd`; `docs/architecture.md`
+# lists every one.) Composite ops are *built* from these: `mean` is a `sum` and a division.
+# `softmax` could be built too, from a `max`, a subtraction, an `exp`, a `sum` and a
+# division: five passes over the tensor. But each line's outputs need only that line, so
+# one kernel can take a line at a time and read it while it is still in the cache: it is
+# a primitive of its own (so is the gradient of `log_softmax`). Let the trace prove it:
 
 # %%
 x = minitorch.randn(2, 5)
