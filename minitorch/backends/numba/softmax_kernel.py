@@ -36,37 +36,35 @@ from minitorch.backends.numba.elementwise_kernels import chunk_bounds, row_start
 from minitorch.backends.numba.layouts import LAYOUT_CACHE_SIZE, nothing_to_run, reduce_layout
 from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY, fast_exp
 
+# A line's max and sum are reductions: one value carried through the whole loop. Compiled
+# to the letter, each step waits for the one before, one element at a time. The flags below
+# let the compiler carry several partial results in one vector register instead, eight
+# elements a step, and combine them at the end. For the sum that means adding in another
+# order ("reassoc": the partial sums), within float rounding of the loop's order.
+SUM_FASTMATH = {"reassoc"}
+# For the max it means a vector max instruction, which the compiler uses only when it may
+# assume no element is NaN ("nnan") and need not tell -0.0 from 0.0 ("nsz"). A NaN needs no
+# special care: whichever value the max then is, the NaN's exp is NaN, so the line's sum
+# is, and with it every output of the line (as PyTorch has it).
+MAX_FASTMATH = {"nnan", "nsz"}
 
-@njit(**JIT_OPTIONS)
+
+@njit(fastmath=MAX_FASTMATH, **JIT_OPTIONS)
 def line_max(x):
-    """The max of a contiguous line, as four interleaved partial results: each compare
-    waits for none of the other three, so the CPU does them at once. A NaN needs no
-    special care: it is not picked as the max, but its ``exp`` is NaN, so the line's sum
-    is, and with it every output of the line (as PyTorch has it)."""
-    m0 = m1 = m2 = m3 = x[0]
-    rest = x.size - x.size % 4
-    for j in range(0, rest, 4):
-        m0 = x[j] if x[j] > m0 else m0
-        m1 = x[j + 1] if x[j + 1] > m1 else m1
-        m2 = x[j + 2] if x[j + 2] > m2 else m2
-        m3 = x[j + 3] if x[j + 3] > m3 else m3
-    for j in range(rest, x.size):
-        m0 = x[j] if x[j] > m0 else m0
-    m0 = m1 if m1 > m0 else m0
-    m2 = m3 if m3 > m2 else m2
-    return m2 if m2 > m0 else m0
+    """The max of a contiguous line (see ``MAX_FASTMATH`` for a line with a NaN)."""
+    top = x[0]
+    for j in range(1, x.size):
+        top = x[j] if x[j] > top else top
+    return top
 
 
-@njit(**JIT_OPTIONS)
+@njit(fastmath=SUM_FASTMATH, **JIT_OPTIONS)
 def line_sum(y):
-    """The sum of a contiguous line, as four interleaved partial sums (as ``line_max``)."""
-    s0 = s1 = s2 = s3 = y[0] - y[0]  # zero, in the line's dtype
-    rest = y.size - y.size % 4
-    for j in range(0, rest, 4):
-        s0, s1, s2, s3 = s0 + y[j], s1 + y[j + 1], s2 + y[j + 2], s3 + y[j + 3]
-    for j in range(rest, y.size):
-        s0 += y[j]
-    return (s0 + s1) + (s2 + s3)
+    """The sum of a contiguous line, in vector partial sums (``SUM_FASTMATH``)."""
+    total = y[0] - y[0]  # zero, in the line's dtype
+    for j in range(y.size):
+        total += y[j]
+    return total
 
 
 BLOCK = 64  # lines of a packed tensor whose exponentials are taken in one loop
