@@ -195,6 +195,11 @@ def minitorch_callable(op):
 # ---- running and comparing ---------------------------------------------------------------
 
 
+# ``{torch dtype: (rtol, atol)}`` in place of assert_close's defaults while ``run_op`` runs
+# with a ``tolerance`` (as OpInfo's own ``toleranceOverride``); empty otherwise.
+_tolerance: dict = {}
+
+
 def compare(actual, expected, where: str = "output") -> str | None:
     """None when minitorch's ``actual`` equals torch's ``expected``, else why not."""
     if isinstance(expected, torch.Tensor):
@@ -205,7 +210,9 @@ def compare(actual, expected, where: str = "output") -> str | None:
         if TORCH_DTYPES.get(actual.dtype) != expected.dtype:
             return f"{where}: dtype {actual.dtype}, torch {expected.dtype}"
         try:
-            torch.testing.assert_close(to_torch(actual), expected.detach(), equal_nan=True, check_dtype=False)
+            rtol, atol = _tolerance.get(expected.dtype, (None, None))
+            torch.testing.assert_close(to_torch(actual), expected.detach(), rtol=rtol, atol=atol,
+                                       equal_nan=True, check_dtype=False)  # fmt: skip
         except AssertionError:
             return "value mismatch"
         return None
@@ -422,21 +429,27 @@ def missing_attribute(reason) -> bool:
     return isinstance(reason, str) and reason.startswith("AttributeError") and "has no attribute" in reason
 
 
-def run_op(op, dtypes, limit: int | None = None, device: str = "cpu", gradgrad_samples: int = 1) -> OpResult:
+def run_op(op, dtypes, limit: int | None = None, device: str = "cpu", gradgrad_samples: int = 1,
+           tolerance: dict | None = None) -> OpResult:  # fmt: skip
     """Run ``op``'s samples (at most ``limit`` per dtype) on minitorch's active backend.
     Second order is checked on the first ``gradgrad_samples`` float64 samples of ops
-    OpInfo marks ``supports_gradgrad``."""
+    OpInfo marks ``supports_gradgrad``. ``tolerance`` (``{torch dtype: (rtol, atol)}``)
+    replaces assert_close's default tolerances for those dtypes."""
     from scripts.opinfo_scope import full_name
 
     function = minitorch_callable(op)
     if function is None:
         return OpResult(full_name(op), False, [])
     runs = []
-    for dtype in dtypes:
-        for index, sample in enumerate(samples(op, dtype, limit)):
-            gradgrad = dtype == torch.float64 and op.supports_gradgrad and index < gradgrad_samples
-            run = SampleRun(op, sample, function, device=device, gradgrad=gradgrad, seed=index)
-            if run.torch_accepts:
-                runs.append((str(dtype).removeprefix("torch."), index, run))
+    _tolerance.update(tolerance or {})
+    try:
+        for dtype in dtypes:
+            for index, sample in enumerate(samples(op, dtype, limit)):
+                gradgrad = dtype == torch.float64 and op.supports_gradgrad and index < gradgrad_samples
+                run = SampleRun(op, sample, function, device=device, gradgrad=gradgrad, seed=index)
+                if run.torch_accepts:
+                    runs.append((str(dtype).removeprefix("torch."), index, run))
+    finally:
+        _tolerance.clear()
     present = not runs or not all(missing_attribute(run.forward) for _, _, run in runs)
     return OpResult(full_name(op), present, runs)

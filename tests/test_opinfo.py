@@ -37,8 +37,21 @@ LIMIT = None if os.environ.get("MINITORCH_OPINFO") == "full" else CI_SAMPLES
 CASES = [(name, dtype) for name, dtypes in RECORD["ops"].items() for dtype in dtypes]
 
 
+# PyTorch's own float32 answers for these cases change with the CPU: its BLAS and LAPACK
+# pick other kernels, which sum in another order, on Intel and on AMD. On a 2-core Intel Xeon
+# the float32 gradients of householder_product and lstsq differ from ours by 1.8e-6 and
+# 3.6e-6 relative (assert_close allows 1.3e-6), while addbmm's float32 forward, a known
+# failure on the AMD EPYC that wrote the record, passes there. A record written on one
+# machine cannot be strict about them on another, so they are checked at a float32
+# tolerance that still catches a wrong value (a wrong formula is off by far more) and
+# allows the oracle's rounding, as PyTorch's own tests do with ``toleranceOverride``.
+VARIES_BY_CPU = {"addbmm|float32", "linalg.householder_product|float32", "linalg.lstsq|float32",
+                 "linalg.lstsq.grad_oriented|float32"}  # fmt: skip
+CPU_TOLERANCE = {"float32": (1e-5, 1e-4)}  # (rtol, atol)
+
+
 def case_param(name: str, dtype: str):
-    reason = RECORD["failures"].get(f"{name}|{dtype}")
+    reason = None if f"{name}|{dtype}" in VARIES_BY_CPU else RECORD["failures"].get(f"{name}|{dtype}")
     known = f"known failure, {reason} (fixed? regenerate the record: {COMMAND})"
     marks = [pytest.mark.xfail(strict=LIMIT is not None, reason=known)] if reason else []
     return pytest.param(name, dtype, marks=marks, id=f"{name}-{dtype}")
@@ -52,7 +65,9 @@ def entries() -> dict:
 def failures_of(op, dtype: str, limit, device: str = "cpu") -> list:
     import torch
 
-    result = opinfo_harness.run_op(op, [getattr(torch, dtype)], limit, device=device)
+    varies = f"{opinfo_scope.full_name(op)}|{dtype}" in VARIES_BY_CPU
+    tolerance = {getattr(torch, dtype): CPU_TOLERANCE[dtype]} if varies else None
+    result = opinfo_harness.run_op(op, [getattr(torch, dtype)], limit, device=device, tolerance=tolerance)
     if not result.present:  # an op we lack is listed in the document, not a failure
         pytest.skip(f"{result.name} is not in minitorch (the record says it is: {COMMAND})")
     return result.failures()
