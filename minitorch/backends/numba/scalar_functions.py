@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload, register_jitable
 
@@ -49,26 +48,25 @@ PRANGE_ONLY = {
 # --------------------------------------------------------------------------------------
 
 
-@intrinsic
-def float64_from_bits(typingctx, bits):
-    """Reinterpret the 64 bits of an int64 as a float64 (no conversion, like a C union)."""
-    signature = types.float64(types.int64)
+def reinterpreting(source, target):
+    """An intrinsic that reads the bits of a ``source`` value (a Numba type) as a value of
+    ``target``, a type of the same width: no conversion, like a C union. The exps below
+    build ``2**n`` this way, and split a float into its bits."""
 
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.DoubleType())
+    def reinterpret(typingctx, value):
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], context.get_value_type(target))
 
-    return signature, codegen
+        return target(source), codegen
+
+    reinterpret.__name__ = reinterpret.__qualname__ = f"{source}_as_{target}"
+    return intrinsic(reinterpret)
 
 
-@intrinsic
-def float64_bits(typingctx, x):
-    """The 64 bits of a float64 read as an int64 (the reverse of ``float64_from_bits``)."""
-    signature = types.int64(types.float64)
-
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-
-    return signature, codegen
+float64_from_bits = reinterpreting(types.int64, types.float64)
+float64_bits = reinterpreting(types.float64, types.int64)
+float32_from_bits = reinterpreting(types.int32, types.float32)
+float32_bits = reinterpreting(types.float32, types.int32)
 
 
 LOG2_E = 1.4426950408889634
@@ -130,28 +128,6 @@ def exp_wide(x):
         term = 1.0 + term * (r * (1.0 / k))
     result = term * power_of_two(whole)
     return result if x == x else np.float64(x)
-
-
-@intrinsic
-def float32_from_bits(typingctx, bits):
-    """Reinterpret the 32 bits of an int32 as a float32 (``float64_from_bits`` in 32 bits)."""
-    signature = types.float32(types.int32)
-
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.FloatType())
-
-    return signature, codegen
-
-
-@intrinsic
-def float32_bits(typingctx, x):
-    """The 32 bits of a float32 read as an int32."""
-    signature = types.int32(types.float32)
-
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.IntType(32))
-
-    return signature, codegen
 
 
 F32_LOG2_E = np.float32(LOG2_E)
