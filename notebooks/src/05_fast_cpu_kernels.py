@@ -208,8 +208,9 @@ print(f"parallel: {best_time(lambda: parallel_neg(huge_out, huge, huge.size)) * 
 #    each step (bad for the cache);
 # 2. **reordered** `i, k, j` loops: the inner loop walks rows of `b` and `out`
 #    contiguously, so it vectorises;
-# 3. minitorch's **blocked** Numba kernel (`minitorch/backends/numba/matmul_kernel.py`): packs
-#    the operands, computes 4×4 tiles in registers, and sweeps cache-sized blocks in
+# 3. minitorch's **blocked** Numba kernel (`minitorch/backends/numba/matmul_kernel.py`): reads
+#    the rows of `a` and the columns of `b` as contiguous lines (packing an operand laid
+#    out otherwise), computes 4×4 tiles in registers, and sweeps cache-sized blocks in
 #    parallel;
 # 4. **BLAS** through NumPy: decades of hand-tuned assembly (what PyTorch calls on CPU).
 

@@ -1,6 +1,6 @@
 """The Python side of ``matmul``: which kernel, and its layout arrays, once per layout.
 
-Three kernels compute ``out[z] = a[z] @ b[z]``: the packed 4x4 tiles of
+Three kernels compute ``out[z] = a[z] @ b[z]``: the 4x4 tiles of
 ``matmul_kernel.py`` (cache blocks, threads) and the two small-product kernels of
 ``small_matmul_kernel.py`` (a row or a column of out at a time, no packing).
 ``matmul_path`` chooses from a measured table; ``matmul_runner`` decides once per layout.
@@ -79,7 +79,7 @@ def matmul_path(work: int, depth: int, cols: int, out_col_stride: int) -> str:
     """Which kernel computes a product of ``work`` multiply-adds, ``depth`` (k) long sums
     and ``cols`` (m) columns: ``"rows"`` or ``"columns"`` (``small_matmul_kernel.py``: a
     row or a column of out at a time, no set-up) or ``"tiled"`` (``matmul_kernel.py``:
-    packed 4x4 tiles, cache blocks, threads). The rows kernel needs contiguous output
+    4x4 tiles along ``k``, cache blocks, threads). The rows kernel needs contiguous output
     rows, and wins while the rows are long enough to vectorize and the sums short:
     ``cols >= 8`` and ``depth <= 2 * cols``, at every size (it has a parallel variant
     too). The columns kernel, serial only, wins below the parallel threshold where there

@@ -38,16 +38,18 @@ of the *columns* of ``a``, with the weights in column ``j`` of ``b``::
             out[z, :, j] += b[z, p, j] * a[z, :, p]
 
 With one column and three terms that is three passes down a long column, each a
-multiply-add per element with nothing to set up, where the tiled kernel packs both
-operands and fills 4x4 tiles of which one column is used. With many terms or columns the
-passes re-read ``out`` too often and the tiled kernel wins again.
+multiply-add per element with nothing to set up, where the tiled kernel packs the
+operands not laid out along ``k`` and fills 4x4 tiles of which one column is used. With
+many terms or columns the passes re-read ``out`` too often and the tiled kernel wins
+again.
 
-The tiled kernel (``matmul_kernel.py``) first packs both operands and sums along ``k``
-in 4x4 tiles; for small products that set-up, and adding up each tile's vector lanes at
-its end, cost more than the product itself, and for short sums (27 terms of a 3x3
-convolution over 3 channels) the adding up costs more at any size. These kernels have
-neither, and do not block for the caches. ``matmul_path`` in ``matmul_runners.py``
-chooses among the three (the measurements are there).
+The tiled kernel (``matmul_kernel.py``) sums along ``k`` in 4x4 tiles, after packing any
+operand whose lines along ``k`` are not contiguous; for small products that set-up, and
+adding up each tile's vector lanes at its end, cost more than the product itself, and
+for short sums (27 terms of a 3x3 convolution over 3 channels) the adding up costs more
+at any size. These kernels have neither, and do not block for the caches.
+``matmul_path`` in ``matmul_runners.py`` chooses among the three (the measurements are
+there).
 
 The rows kernel needs the rows of ``out`` and ``b`` contiguous (column stride 1). ``out``
 always is (the ops layer makes it); a ``b`` that is not (``x @ w.mT``) is first copied
