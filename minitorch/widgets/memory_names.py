@@ -7,7 +7,7 @@ questions, answered without ever keeping a tensor alive:
 op a little, and a list would keep them alive). Python's garbage collector already
 has one: every object that can hold references, a ``Tensor`` included, is *tracked*
 by it, and ``gc.get_objects()`` returns them all. Asking for all of them is slow in a
-notebook (hundreds of thousands of objects, about 40 ms here), so ``TensorFinder``
+notebook, which holds hundreds of thousands of objects, so ``TensorFinder``
 asks once and then only for the *young* ones: the collector sorts objects into
 generations, and a new object starts in generation 0, moves to 1 when it survives a
 collection, then to 2. A tensor made since the last look is in generation 0 or 1

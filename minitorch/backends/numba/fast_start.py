@@ -1,17 +1,17 @@
-"""Numba's one-time start, without the half second it spends checking for scipy's BLAS.
+"""Numba's one-time start, without the time it spends checking for scipy's BLAS.
 
 The first kernel a process loads (even from the disk cache) makes Numba set up its CPU
 target: it imports its whole NumPy support, and ``numba.np.arraymath`` checks once
 whether ``scipy.linalg.cython_blas`` imports (for its ``np.dot``-based ``np.convolve``).
-Importing ``scipy.linalg`` takes about 0.5 s on the development machine, a third of
-``minitorch.ones(3) + 1`` from a warm cache. Our kernels use no BLAS (``matmul_kernel.py``
+Importing ``scipy.linalg`` is slow, a large part of a whole warm start
+(``docs/backend-guide.md`` has the time). Our kernels use no BLAS (``matmul_kernel.py``
 is our own), so we set the target up with that one import made to fail: Numba then
 answers "no BLAS" for ``np.convolve``/``np.correlate`` only (a plain loop, same values),
 while ``np.dot`` in a user's own ``@njit`` code still imports scipy when it compiles.
 If scipy's BLAS is already imported, nothing is hidden (it costs nothing then).
 
 The start also types one array: Numba's ``typeof`` imports ``numpy.ma`` the first time it
-meets an array, 20-300 ms that would otherwise land in the first kernel call and show up
+meets an array, a pause that would otherwise land in the first kernel call and show up
 in a dispatch trace as that kernel's own time (a first ReLU looked slow).
 """
 

@@ -18,9 +18,9 @@ runs in. Besides picking the backend it
 * runs Numba on **one thread**. Playground tensors are tiny (a batch is 10 x 2, the
   heatmap grid 10,000 x 8 at most), and a step dispatches about 45 kernels: waking
   worker threads for each costs more than the work itself, and very much more on a busy
-  machine (measured: a 10x2 @ 2x4 matmul takes 0.2 ms on one thread and up to 25 ms
-  with two threads on a loaded two-core machine). ``numba.set_num_threads`` applies to
-  the calling thread only, and is restored afterwards.
+  machine, where a thread may wait for a core (``docs/backend-guide.md`` has the times).
+  ``numba.set_num_threads`` applies to the calling thread only, and is restored
+  afterwards.
 """
 
 from __future__ import annotations
