@@ -57,20 +57,21 @@ def pack(src, offset, row_stride, col_stride, dest):
 
 
 @njit(error_model="numpy")
-def lines(x, at, matrix_step, line_step, step, batch, count, depth):
-    """The ``count`` lines of ``depth`` numbers of each of ``batch`` matrices, line ``l`` of
-    matrix ``z`` being ``x[at + z*matrix_step + l*line_step + k*step]`` for k < depth, as
+def lines(x, at, matrix_step, line_step, step, batch, count, length):
+    """The ``count`` lines of ``length`` numbers of each of ``batch`` matrices, line ``l`` of
+    matrix ``z`` being ``x[at + z*matrix_step + l*line_step + e*step]`` for e < length, as
     contiguous lines: ``(src, at, matrix_step, line_step)`` locating them the same way
     with ``step`` 1. That is ``x`` itself when ``step`` already is 1; otherwise all of them
-    packed into a new array, once, before the threads start."""
+    packed into a new array, once, before the threads start. (The rows kernel of
+    ``small_matmul_kernel.py`` reads the rows of ``b`` through it too.)"""
     if step == 1:
         return x, at, matrix_step, line_step
-    packed = np.empty(batch * count * depth, x.dtype)
-    size = count * depth
+    size = count * length
+    packed = np.empty(batch * size, x.dtype)
     for z in range(batch):
-        matrix = packed[z * size : (z + 1) * size].reshape((count, depth))
+        matrix = packed[z * size : (z + 1) * size].reshape((count, length))
         pack(x, at + z * matrix_step, line_step, step, matrix)
-    return packed, 0, size, depth
+    return packed, 0, size, length
 
 
 @njit(fastmath=TILE_FASTMATH, error_model="numpy")

@@ -53,8 +53,8 @@ there).
 
 The rows kernel needs the rows of ``out`` and ``b`` contiguous (column stride 1). ``out``
 always is (the ops layer makes it); a ``b`` that is not (``x @ w.mT``) is first copied
-into contiguous rows, which costs ``k*m`` next to the product's ``n*k*m``. The columns
-kernel reads every operand through its strides.
+into contiguous rows (``lines``, shared with the tiled kernel), which costs ``k*m`` next
+to the product's ``n*k*m``. The columns kernel reads every operand through its strides.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from minitorch.backends.numba.matmul_kernel import pack
+from minitorch.backends.numba.matmul_kernel import lines
 from minitorch.backends.numba.scalar_functions import JIT_OPTIONS, PRANGE_ONLY
 
 BLOCK = 4  # rows of out computed together, and rows of b added to them in one pass
@@ -82,21 +82,20 @@ def make_rows_kernel(parallel: bool):
         variant hands its blocks to the threads). Requires ``strides[0, 2] == 1``
         (contiguous rows of out)."""
         batch, rows, depth, cols = shape[0], shape[1], shape[2], shape[3]
-        b_is_rows = strides[2, 2] == 1
-        packed = np.empty((0, 0, 0) if b_is_rows else (batch, depth, cols), dtype=out.dtype)
-        if not b_is_rows:  # copy each b[z] into contiguous rows first
-            for z in range(batch):
-                pack(b, offsets[2] + z * strides[2, 0], strides[2, 1], strides[2, 2], packed[z])
-        b_rows = b if b_is_rows else packed.ravel()
+        # the rows of b as contiguous lines along m (b itself, or each b[z] packed first)
+        b_src, b_at, b_matrix, b_step = lines(b, offsets[2], strides[2, 0], strides[2, 1], strides[2, 2],
+                                              batch, depth, cols)  # fmt: skip
         blocks = (rows + BLOCK - 1) // BLOCK  # per matrix; the last may have fewer rows
         if variant:
             for item in prange(batch * blocks):  # blocks on threads
                 z, block = divmod(np.int64(item), blocks)  # prange's counter is unsigned
-                row_block(out, a, b_rows, b_is_rows, shape, strides, offsets, z, block * BLOCK)
+                b_z = b_at + z * b_matrix
+                row_block(out, a, b_src, b_z, b_step, shape, strides, offsets, z, block * BLOCK)
         else:
             for item in range(batch * blocks):
                 z, block = divmod(item, blocks)
-                row_block(out, a, b_rows, b_is_rows, shape, strides, offsets, z, block * BLOCK)
+                b_z = b_at + z * b_matrix
+                row_block(out, a, b_src, b_z, b_step, shape, strides, offsets, z, block * BLOCK)
 
     return njit(parallel=PRANGE_ONLY if parallel else False, fastmath={"contract"}, **JIT_OPTIONS)(
         rows_matmul_kernel
@@ -104,23 +103,19 @@ def make_rows_kernel(parallel: bool):
 
 
 @njit(error_model="numpy")
-def row_block(out, a, b_rows, b_is_rows, shape, strides, offsets, z, first_row):
+def row_block(out, a, b, b_at, b_step, shape, strides, offsets, z, first_row):
     """Rows ``first_row .. first_row + 3`` of ``out[z]``: four at once, or the rows left
-    at the end of a matrix one at a time. ``b_rows`` holds the rows of ``b`` contiguously:
-    ``b`` itself, or its packed copy (``[batch, k, m]``)."""
+    at the end of a matrix one at a time. Row ``p`` of ``b[z]`` is the contiguous line at
+    ``b_at + p*b_step``: in ``b`` itself, or in its packed copy."""
     rows, depth, cols = shape[1], shape[2], shape[3]
-    if b_is_rows:
-        b_at, b_step = offsets[2] + z * strides[2, 0], strides[2, 1]
-    else:
-        b_at, b_step = z * depth * cols, cols
     out_step, a_row_step, a_step = strides[0, 1], strides[1, 1], strides[1, 2]
     out_at = offsets[0] + z * strides[0, 0] + first_row * out_step
     a_at = offsets[1] + z * strides[1, 0] + first_row * a_row_step
     if first_row + BLOCK <= rows:
-        four_rows(out, out_at, out_step, a, a_at, a_row_step, a_step, b_rows, b_at, b_step, depth, cols)
+        four_rows(out, out_at, out_step, a, a_at, a_row_step, a_step, b, b_at, b_step, depth, cols)
     else:
         for r in range(rows - first_row):
-            one_row(out, out_at + r * out_step, a, a_at + r * a_row_step, a_step, b_rows, b_at, b_step,
+            one_row(out, out_at + r * out_step, a, a_at + r * a_row_step, a_step, b, b_at, b_step,
                     depth, cols)  # fmt: skip
 
 
