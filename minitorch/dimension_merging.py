@@ -33,7 +33,11 @@ def merge_dims(shape: Sequence[int], *all_strides: Sequence[int]) -> tuple[Shape
                 merged.append((shape[d], strides[d]))
 
     The result has at least one dimension (kernels look at ``shape[-1]``): a single
-    element becomes shape ``(1,)`` with stride 0.
+    element, a 0-d tensor or any shape of all 1s, becomes shape ``(1,)`` with stride 1 in
+    every operand. Its one index is 0, so any stride walks the same position; 1 makes it
+    what it is, one contiguous run, and the kernels take it by the contiguous loop (a
+    0-d loss or weight update runs the op's one contiguous kernel, instead of making the
+    op compile its general strided loop for one element).
 
     >>> merge_dims((4, 5), (5, 1), (5, 1))           # contiguous: one flat run
     ((20,), [(1,), (1,)])
@@ -60,7 +64,7 @@ def merge_dims(shape: Sequence[int], *all_strides: Sequence[int]) -> tuple[Shape
             for new, strides in zip(merged, all_strides):
                 new.append(strides[d])
     if not sizes:
-        return (1,), [(0,) for _ in all_strides]
+        return (1,), [(1,) for _ in all_strides]
     return tuple(sizes), [tuple(new) for new in merged]
 
 

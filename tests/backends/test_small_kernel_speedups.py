@@ -293,7 +293,8 @@ def test_one_contiguous_row_takes_the_contiguous_kernels(count, dtype):
     b = (rng.normal(size=count + 5) * 10 + 0.5).astype(dtype)
     shape = (count,)
     one_row = numba_backend.is_one_row(numba_backend.elementwise_layout(shape, (1,), (1,), (1,))[1])
-    assert one_row == (count > 1)  # (a size-1 dimension merges to stride 0: the general kernel)
+    assert one_row  # one element too: a size-1 dimension merges to one run of stride 1
+    assert numba_backend.is_one_row(numba_backend.elementwise_layout((), (), (), ())[1])  # 0-d
     assert not numba_backend.is_one_row(numba_backend.elementwise_layout((4, 5), (5, 1), (1, 4))[1])
     storage = np.full(count + 4, 77, dtype)
     out = Strided(storage, shape, (1,), 2)

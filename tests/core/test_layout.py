@@ -450,4 +450,6 @@ def test_merge_dims_examples():
     assert layout.merge_dims((4, 5), (1, 4)) == ((20,), [(1,)])  # transposed: one run
     assert layout.merge_dims((4, 5), (5, 1), (1, 4)) == ((4, 5), [(5, 1), (1, 4)])  # mixed: kept
     assert layout.merge_dims((1, 5, 1), (5, 1, 1)) == ((5,), [(1,)])
-    assert layout.merge_dims((), ()) == ((1,), [(0,)])  # one element: one dim of size 1
+    # One element (0-d, or every size 1): one contiguous run of one, whatever its strides.
+    assert layout.merge_dims((), (), ()) == ((1,), [(1,), (1,)])
+    assert layout.merge_dims((1, 1), (0, 0), (7, 3)) == ((1,), [(1,), (1,)])
