@@ -53,7 +53,12 @@ FEATURE_CODE: dict[str, str] = {
 
 def feature_matrix(points: Tensor, features: list[str]) -> Tensor:
     """The network's input for ``points`` (shape ``[N, 2]``): one column per feature,
-    in the order given, shape ``[N, len(features)]``."""
-    x1, x2 = points[:, 0], points[:, 1]
+    in the order given, shape ``[N, len(features)]``.
+
+    The two coordinates are split once into contiguous vectors (the rows of ``points.T``,
+    copied): the features then run the contiguous loop that every other elementwise op
+    uses, where the columns ``points[:, 0]`` (every second number) would make ``*`` and
+    ``sin`` compile their strided loop as well."""
+    x1, x2 = points.t().contiguous()
     columns = [FEATURES[name][1](x1, x2) for name in features]
     return stack(columns, dim=1).contiguous()
