@@ -60,15 +60,37 @@ def test_each_zip_layout_class_gives_torchs_values(case, op):
     torch.testing.assert_close(as_torch(out), expected, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("transposed", [False, True])
-def test_each_map_layout_class_gives_torchs_values(transposed):
-    data = rng.standard_normal((9, 12))
-    a = operand(data, (12, 9), (1, 12)) if transposed else operand(data, (9, 12), (12, 1))
-    out = operand(np.zeros(a.shape), a.shape, (a.shape[1], 1))
-    merged = tuned.elementwise_layout(a.shape, out.strides, a.strides)
-    assert ek.map_layout_class(*merged[:2]) == (ek.TILES if transposed else ek.CONTIGUOUS_ROWS)
-    tuned.map("neg", out, a)
-    torch.testing.assert_close(as_torch(out), -as_torch(a), rtol=0, atol=0)
+# (name, class, a's (data shape, view shape, strides)); out is contiguous
+MAP_CASES = [
+    ("contiguous", ek.CONTIGUOUS_ROWS, ((9, 12), (9, 12), (12, 1))),
+    ("x.T", ek.TILES, ((9, 12), (12, 9), (1, 12))),
+    ("every second", ek.STRIDED_ROWS, ((20,), (10,), (2,))),
+    ("fill_: one value", ek.A_REPEATED, ((1,), (4, 5, 6), (0, 0, 0))),
+    ("a column expanded", ek.A_REPEATED, ((9,), (9, 7), (1, 0))),
+    ("3-d, rows of one value", ek.A_REPEATED, ((3, 4), (3, 4, 5), (4, 1, 0))),
+]
+
+
+@pytest.mark.parametrize("case", MAP_CASES, ids=[c[0] for c in MAP_CASES])
+@pytest.mark.parametrize("op", ["neg", "copy", "sqrt"])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_each_map_layout_class_gives_exact_values(case, op, parallel):
+    _, layout_class, (a_data, a_shape, a_strides) = case
+    data = rng.standard_normal(a_data)
+    data.ravel()[0] = np.nan  # a NaN stays in its own elements (sqrt makes more of the negatives)
+    a = operand(data, a_shape, a_strides)
+    out = operand(np.zeros(a_shape), a_shape, tuple(int(s) for s in torch.empty(a_shape).stride()))
+    merged_shape, merged_strides, total = tuned.elementwise_layout(a_shape, out.strides, a.strides)
+    assert ek.map_layout_class(merged_shape, merged_strides) == layout_class
+    kernel = tuned.MAP_KERNELS[op][layout_class][int(parallel)]
+    chunks = 3 if parallel else 1
+    kernel(out.storage, a.storage, merged_shape, merged_strides, out.offset, a.offset, total, chunks)
+    # NumPy is the oracle: all three are exact in IEEE arithmetic (sqrt correctly rounded),
+    # and PyTorch's float64 sqrt on an Intel Xeon was 1 ulp off it for some elements.
+    with np.errstate(invalid="ignore"):
+        expected = {"neg": np.negative, "copy": np.copy, "sqrt": np.sqrt}[op](as_torch(a).numpy())
+    np.testing.assert_array_equal(as_torch(out).numpy(), expected)
+    assert out.storage[0] == 0 and (out.storage[out.offset + total :] == 0).all()  # nothing outside out
 
 
 def test_layouts_of_one_class_share_one_compiled_kernel():

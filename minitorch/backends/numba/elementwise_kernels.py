@@ -57,7 +57,8 @@ TILE = 32  # a transposed 2-D operand is walked in TILE x TILE blocks
 # every loop: a fresh cache pays for far less code (``benchmarks/first_run.py``).
 CONTIGUOUS_ROWS = 0  # rows walked by every operand in steps of 1
 B_REPEATED = 1  # zip: out and a in steps of 1, b one value per row (``x * 0.5``)
-A_REPEATED = 2  # zip: out and b in steps of 1, a one value per row (``w * x``)
+A_REPEATED = 2  # out in steps of 1, a one value per row: zip with b in steps of 1 (``w * x``),
+# map (``x.fill_(0)``, ``column.expand(n, m).contiguous()``)
 STRIDED_ROWS = 3  # any other steps
 SHORT_ROWS = 4  # zip, 2-D: rows contiguous in out, steps 1 or 0 in a and b (``x + bias``)
 TILES = 5  # 2-D, some row not contiguous (``a.T + b``): TILE x TILE blocks
@@ -65,9 +66,12 @@ TILES = 5  # 2-D, some row not contiguous (``a.T + b``): TILE x TILE blocks
 
 def map_layout_class(merged_shape, merged_strides) -> int:
     """The layout class of a merged ``map`` layout (``shape``, ``strides`` [2, rank])."""
-    steps = merged_strides[:, -1]
-    if (steps == 1).all():
-        return CONTIGUOUS_ROWS
+    out_step, a_step = (int(step) for step in merged_strides[:, -1])
+    if out_step == 1:
+        if a_step == 1:
+            return CONTIGUOUS_ROWS
+        if a_step == 0:  # each row is one value written over and over (a fill)
+            return A_REPEATED
     return TILES if len(merged_shape) == 2 else STRIDED_ROWS
 
 
@@ -207,6 +211,10 @@ def make_map_kernels(f):
                         out_row, a_row = out[o : o + count], a[p : p + count]
                         for i in range(count):
                             out_row[i] = f(a_row[i])
+                    elif layout == A_REPEATED:  # one value for the whole row: f once
+                        out_row, value = out[o : o + count], f(a[p])
+                        for i in range(count):
+                            out_row[i] = value
                     else:
                         for j in range(count):
                             out[o + j * out_step] = f(a[p + j * a_step])
