@@ -57,8 +57,7 @@ TILE = 32  # a transposed 2-D operand is walked in TILE x TILE blocks
 # every loop: a fresh cache pays for far less code (``benchmarks/first_run.py``).
 CONTIGUOUS_ROWS = 0  # rows walked by every operand in steps of 1
 B_REPEATED = 1  # zip: out and a in steps of 1, b one value per row (``x * 0.5``)
-A_REPEATED = 2  # out in steps of 1, a one value per row: zip with b in steps of 1 (``w * x``),
-# map (``x.fill_(0)``, ``column.expand(n, m).contiguous()``)
+A_REPEATED = 2  # out in steps of 1, a one value per row: ``w * x`` (zip), ``x.fill_(0)`` (map)
 STRIDED_ROWS = 3  # any other steps
 SHORT_ROWS = 4  # zip, 2-D: rows contiguous in out, steps 1 or 0 in a and b (``x + bias``)
 TILES = 5  # 2-D, some row not contiguous (``a.T + b``): TILE x TILE blocks
